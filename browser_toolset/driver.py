@@ -1,0 +1,211 @@
+"""The `Driver` protocol: the one seam between the executor and a browser backend.
+
+Like httpx's transport base, this is a strict point of cut-off. Above it, `BrowserToolset` owns everything the
+contract says about tab ids, refs, coordinate scaling, validation and wording; below it, a driver moves a real (or
+mock) browser with plain primitives: handles, element keys, CSS-pixel points, canonical key names, PNG bytes and
+the value types of `browser_toolset.values`. A driver never sees a `tool_use`, a `tab-N` id, a `ref_N` or an image
+pixel, and never formats text for Claude.
+
+Conventions every method follows:
+
+- `handle` is the driver's own tab identifier as returned by `list_tabs` / `open_tab` / `TabOpened`. A method
+  given the handle of a closed tab raises `TabGone`.
+- Points are CSS pixels relative to the viewport's top-left corner.
+- Key names are canonical: the executor resolves Claude's spellings (`Return`, `ctrl`, `Page_Down`) to the W3C
+  `KeyboardEvent.key` names listed in `browser_toolset.keys.CANONICAL_KEYS` (`Enter`, `Control`, `PageDown`,
+  `ArrowUp`, `F5`, `a`, ...) before calling, so a driver maps each name to its backend once.
+- Failures raise a `DriverError` subclass with a message Claude can act on; anything else a driver raises reaches
+  Claude as a bare exception, which is a driver bug.
+- Methods act on the tab they are given even when it is not the active one, activating it first where the
+  backend needs that, but never change which tab is active except through `activate_tab` and `open_tab`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from .values import (
+    AXSnapshot,
+    Capture,
+    ConsoleEntry,
+    DriverEvent,
+    FormValue,
+    HistoryAction,
+    HoldOutcome,
+    MouseButton,
+    NavigationOutcome,
+    NetworkEntry,
+    Point,
+    Size,
+    TabInfo,
+)
+
+__all__ = ["Driver"]
+
+
+@runtime_checkable
+class Driver(Protocol):
+    """A browser backend. See the module docstring for the conventions every method follows."""
+
+    name: str
+    """A short name for messages (`mock`, `selenium-chromium`, ...)."""
+
+    # --- tabs -----------------------------------------------------------------------------------------------
+
+    def list_tabs(self) -> list[TabInfo]:
+        """Every open tab, in the browser's order, with its current URL and title."""
+        ...
+
+    def active_tab(self) -> str | None:
+        """The handle of the tab the browser considers active (focused), or None when no tab is open."""
+        ...
+
+    def open_tab(self, url: str = "about:blank") -> str:
+        """Open a tab at `url`, make it the active tab, and return its handle. The tab is not reported again by
+        `drain_events` as a `TabOpened`."""
+        ...
+
+    def activate_tab(self, handle: str) -> None:
+        """Make `handle` the active (focused) tab."""
+        ...
+
+    def close_tab(self, handle: str) -> None:
+        """Close `handle`. Which tab becomes active afterwards is the executor's choice (it calls `activate_tab`);
+        a driver does not need to pick one."""
+        ...
+
+    # --- navigation -----------------------------------------------------------------------------------------
+
+    def set_url_guard(self, allows: Callable[[str], bool]) -> None:
+        """Apply `allows` to every URL the browser is about to load from now on, in every tab: redirects,
+        page-started navigations, subresources, popups. A refused main-document navigation is stopped (the tab
+        stays where it was or shows an error page, never the refused URL) and reported as `NavigationBlocked`;
+        a refused subresource simply fails. The executor installs its guard once, at construction."""
+        ...
+
+    # --- navigation (calls) -------------------------------------------------------------------------------------
+
+    def navigate(self, handle: str, url: str) -> NavigationOutcome:
+        """Load `url` (already checked by the executor: http or https) in `handle` and wait for the load to finish
+        or the driver's timeout. Raises `NavigationFailed` when nothing loaded."""
+        ...
+
+    def history(self, handle: str, action: HistoryAction) -> NavigationOutcome:
+        """Go back, forward, or reload. Going back with no history is not an error: the outcome reports where the
+        tab is."""
+        ...
+
+    # --- capture --------------------------------------------------------------------------------------------
+
+    def viewport(self, handle: str) -> Size:
+        """The tab's viewport in CSS pixels. Cheap: the executor calls it to map every coordinate."""
+        ...
+
+    def capture(self, handle: str) -> Capture:
+        """A PNG of the tab's viewport, as the user would see it."""
+        ...
+
+    # --- pointer --------------------------------------------------------------------------------------------
+
+    def click(
+        self, handle: str, point: Point, *, button: MouseButton = "left", count: int = 1, modifiers: Sequence[str] = ()
+    ) -> None:
+        """Move to `point` and click `count` times (2 = double click, 3 = triple) with `button`, holding the
+        canonical modifier keys `modifiers` throughout."""
+        ...
+
+    def move(self, handle: str, point: Point) -> None:
+        """Move the pointer to `point` (hover)."""
+        ...
+
+    def press(self, handle: str, point: Point, button: MouseButton = "left") -> None:
+        """Move to `point` and press `button` without releasing it."""
+        ...
+
+    def release(self, handle: str, point: Point, button: MouseButton = "left") -> None:
+        """Move to `point` and release `button`."""
+        ...
+
+    def drag(self, handle: str, start: Point, end: Point) -> None:
+        """Press the left button at `start`, move to `end` through intermediate points, release."""
+        ...
+
+    def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
+        """Turn the wheel at `point` by the given CSS-pixel deltas (positive = right / down)."""
+        ...
+
+    # --- keyboard -------------------------------------------------------------------------------------------
+
+    def type_text(self, handle: str, text: str) -> None:
+        """Type `text` literally at the focused element, as key events (not a value assignment)."""
+        ...
+
+    def press_keys(self, handle: str, chord: Sequence[str]) -> None:
+        """Press the canonical keys of `chord` in order, then release them in reverse (`["Control", "a"]`)."""
+        ...
+
+    def hold_keys(self, handle: str, chord: Sequence[str], seconds: float) -> HoldOutcome:
+        """Press `chord`, keep it down for `seconds`, release it. Report whether auto-repeat happened."""
+        ...
+
+    # --- accessibility tree and elements --------------------------------------------------------------------
+
+    def snapshot(self, handle: str) -> AXSnapshot:
+        """The tab's whole accessibility tree (every element, visible or not, with its flags), keyed per element
+        as `AXNode.key` documents. Same-origin iframes are inlined under their frame node with their offsets
+        applied to bounds."""
+        ...
+
+    def element_center(self, handle: str, key: str) -> Point:
+        """The centre of the element's visible box, in viewport CSS pixels, scrolling it into view first if it is
+        outside the viewport. Raises `ElementGone` when `key` no longer names an element."""
+        ...
+
+    def scroll_into_view(self, handle: str, key: str) -> None:
+        """Scroll the element into the viewport. Raises `ElementGone`."""
+        ...
+
+    def set_value(self, handle: str, key: str, value: FormValue) -> str:
+        """Set a form control's value directly and fire `input` and `change`: a boolean checks or unchecks a
+        checkbox or radio, a string picks a select option by value or visible text (`InvalidValue` naming the
+        options when neither matches), anything else is the text of a text field. Returns the value as the
+        control now holds it. Raises `ElementGone`, or `InvalidValue` for an element that is no form control."""
+        ...
+
+    def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
+        """Set the files of an `<input type=file>` to local `paths` (already vetted by the file policy)."""
+        ...
+
+    # --- page content, diagnostics, scripting ---------------------------------------------------------------
+
+    def page_text(self, handle: str) -> str:
+        """The page's rendered, visible text. When the page has a main-content region (`main`, `article`,
+        `[role=main]`), that region's text comes first; navigation, banners and footers after it or left out.
+        Hidden text never appears."""
+        ...
+
+    def drain_console(self, handle: str) -> list[ConsoleEntry]:
+        """Console entries of `handle` since the previous drain, oldest first."""
+        ...
+
+    def drain_network(self, handle: str) -> list[NetworkEntry]:
+        """Finished and failed requests of `handle` since the previous drain, oldest first."""
+        ...
+
+    def evaluate(self, handle: str, expression: str) -> str:
+        """Evaluate `expression` as a script in the page and return the completion value of its last expression,
+        rendered as text (strings as they are, everything else as JSON or the browser's own description). A
+        thrown exception raises `DriverError` with the exception's message."""
+        ...
+
+    # --- events ---------------------------------------------------------------------------------------------
+
+    def drain_events(self) -> list[DriverEvent]:
+        """Everything that happened by itself since the previous drain, oldest first: tabs the page opened or
+        closed, downloads started / completed / failed, dialogs answered, navigations refused."""
+        ...
+
+    def close(self) -> None:
+        """End the browser session and release everything the driver started. Safe to call twice."""
+        ...

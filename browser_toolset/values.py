@@ -1,0 +1,282 @@
+"""The plain value types that cross the `Driver` seam.
+
+Every type here is a frozen `attrs` class holding primitives only, so a driver never needs to import
+anything of the executor's but this module and `errors`, and the executor never sees a driver's own
+objects (WebElements, BiDi payloads, mock pages). Geometry is always in CSS pixels relative to the
+top-left of the tab's viewport: the executor alone converts to and from the image pixels Claude sees.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Union
+
+import attrs
+
+__all__ = [
+    "Point",
+    "Rect",
+    "Size",
+    "TabInfo",
+    "NavigationOutcome",
+    "Capture",
+    "AXNode",
+    "AXSnapshot",
+    "ConsoleEntry",
+    "NetworkEntry",
+    "HoldOutcome",
+    "TabOpened",
+    "TabClosed",
+    "DownloadStarted",
+    "DownloadCompleted",
+    "DownloadFailed",
+    "DialogHandled",
+    "NavigationBlocked",
+    "DriverEvent",
+    "MouseButton",
+    "HistoryAction",
+    "FormValue",
+    "STATE_TOKENS",
+]
+
+MouseButton = Literal["left", "middle", "right"]
+HistoryAction = Literal["back", "forward", "reload"]
+FormValue = Union[str, float, bool]
+
+
+@attrs.frozen
+class Point:
+    """A point in CSS pixels, viewport-relative."""
+
+    x: float
+    y: float
+
+
+@attrs.frozen
+class Size:
+    """A width and height in CSS pixels."""
+
+    width: int
+    height: int
+
+
+@attrs.frozen
+class Rect:
+    """An element's border box in CSS pixels, viewport-relative (it may lie partly or wholly outside the viewport)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def center(self) -> Point:
+        return Point(self.x + self.width / 2, self.y + self.height / 2)
+
+    def intersects(self, size: Size) -> bool:
+        """Whether any part of the box lies inside a viewport of `size`."""
+        return (
+            self.width > 0
+            and self.height > 0
+            and self.x < size.width
+            and self.y < size.height
+            and self.x + self.width > 0
+            and self.y + self.height > 0
+        )
+
+
+@attrs.frozen
+class TabInfo:
+    """One open tab as the browser reports it. `handle` is the driver's own identifier (a BiDi context id, a mock
+    counter): the executor maps it to the `tab-N` ids Claude sees, so a driver never invents those."""
+
+    handle: str
+    url: str
+    title: str
+
+
+@attrs.frozen
+class NavigationOutcome:
+    """Where a navigation or history step ended: the final URL after redirects, the main document's HTTP status
+    when the driver knows it, and the page title."""
+
+    url: str
+    status: int | None
+    title: str
+
+
+@attrs.frozen
+class Capture:
+    """A capture of the whole viewport. `png` may be at any resolution (a device-pixel-ratio of 2 doubles it);
+    `viewport` is the viewport in CSS pixels, which is what the executor maps coordinates against."""
+
+    png: bytes = attrs.field(repr=lambda png: f"<{len(png)} bytes>")
+    viewport: Size
+
+
+STATE_TOKENS: tuple[str, ...] = (
+    "checked",
+    "unchecked",
+    "mixed",
+    "selected",
+    "pressed",
+    "expanded",
+    "collapsed",
+    "disabled",
+    "readonly",
+    "required",
+    "invalid",
+    "focused",
+    "modal",
+    "multiselectable",
+)
+"""The state words an `AXNode` may carry, in the order `read_page` prints them. A driver reports only these."""
+
+
+@attrs.frozen
+class AXNode:
+    """One node of a driver-neutral accessibility tree.
+
+    `key` identifies the element within its document and never changes while the document lives (re-reads, layout
+    changes and attribute changes keep it); it is opaque to the executor, which hands it back to the driver to act
+    on the element. `role` is an ARIA role (`generic` for nodes with none, `text` for a run of text with no
+    element of its own, which has no key); `name`, `description`, `value` and `placeholder` are already
+    whitespace-collapsed. `bounds` is None for nodes with no box. `visible` is rendered-and-not-hidden (display,
+    visibility, opacity, zero size, clipping, `hidden`, `inert`, `aria-hidden`); `in_viewport` is visible and
+    intersecting the viewport; `interactive` is focusable, clickable or editable."""
+
+    role: str
+    name: str = ""
+    key: str | None = None
+    value: str | None = None
+    description: str = ""
+    placeholder: str = ""
+    states: tuple[str, ...] = ()
+    level: int | None = None
+    bounds: Rect | None = None
+    visible: bool = True
+    in_viewport: bool = True
+    interactive: bool = False
+    children: tuple[AXNode, ...] = ()
+
+    def walk(self) -> list[AXNode]:
+        """This node and every descendant, in document order."""
+        out: list[AXNode] = []
+        stack: list[AXNode] = [self]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
+
+@attrs.frozen
+class AXSnapshot:
+    """A tab's accessibility tree at one moment. `document` changes whenever the tab's top-level document is
+    replaced (a navigation, a reload, history traversal), which is what makes refs go stale."""
+
+    document: str
+    root: AXNode
+    viewport: Size
+
+
+@attrs.frozen
+class ConsoleEntry:
+    """One console message. `level` is `log`, `info`, `warn`, `error` or `debug`; `timestamp` is epoch ms."""
+
+    level: str
+    text: str
+    timestamp: float
+    source: str = ""
+
+
+@attrs.frozen
+class NetworkEntry:
+    """One finished (or failed) request. `status` is None for a failed request, with `error` set; `duration_ms`
+    is None when the driver has no timing."""
+
+    method: str
+    url: str
+    status: int | None
+    mime_type: str = ""
+    duration_ms: float | None = None
+    error: str = ""
+    timestamp: float = 0.0
+
+
+@attrs.frozen
+class HoldOutcome:
+    """What holding a key really did: `repeated` is whether the browser produced auto-repeat key events, which only
+    some drivers can."""
+
+    repeated: bool
+
+
+# --- events a driver reports through `drain_events` -------------------------------------------------------------
+
+
+@attrs.frozen
+class TabOpened:
+    """A tab the page (not the executor) opened: a `target=_blank` link, `window.open`."""
+
+    handle: str
+    opener: str | None = None
+
+
+@attrs.frozen
+class TabClosed:
+    """A tab that closed by itself (`window.close()`, a crash)."""
+
+    handle: str
+
+
+@attrs.frozen
+class DownloadStarted:
+    """`key` is the driver's own download identifier; the executor assigns `dl-N`."""
+
+    key: str
+    url: str
+    suggested_filename: str = ""
+
+
+@attrs.frozen
+class DownloadCompleted:
+    key: str
+    url: str
+    path: str | None = None
+    size_bytes: int | None = None
+
+
+@attrs.frozen
+class DownloadFailed:
+    key: str
+    url: str
+    error: str = ""
+
+
+@attrs.frozen
+class DialogHandled:
+    """A native dialog the driver answered by itself (`kind` is alert, confirm, prompt or beforeunload)."""
+
+    kind: str
+    message: str
+    accepted: bool = False
+
+
+@attrs.frozen
+class NavigationBlocked:
+    """A navigation or request the driver's URL guard refused (a redirect to a refused scheme, a page-started
+    `file:` navigation)."""
+
+    url: str
+    handle: str | None = None
+
+
+DriverEvent = Union[
+    TabOpened,
+    TabClosed,
+    DownloadStarted,
+    DownloadCompleted,
+    DownloadFailed,
+    DialogHandled,
+    NavigationBlocked,
+]
