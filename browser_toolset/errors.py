@@ -15,13 +15,13 @@ from anthropic.lib.tools import ToolError
 
 __all__ = [
     "ActionError",
-    "StaleRefError",
     "DriverError",
     "ElementGone",
-    "TabGone",
-    "NotSupported",
     "InvalidValue",
     "NavigationFailed",
+    "NotSupported",
+    "StaleRefError",
+    "TabGone",
 ]
 
 

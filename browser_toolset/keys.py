@@ -12,7 +12,7 @@ import re
 
 from .errors import ActionError
 
-__all__ = ["CANONICAL_KEYS", "MODIFIERS", "parse_chord", "parse_sequence", "parse_modifiers"]
+__all__ = ["CANONICAL_KEYS", "MODIFIERS", "parse_chord", "parse_modifiers", "parse_sequence"]
 
 MODIFIERS: frozenset[str] = frozenset({"Control", "Shift", "Alt", "Meta"})
 

@@ -1,0 +1,623 @@
+"""`BrowserToolset`: the shared executor of all 31 members, on top of any `Driver`.
+
+The SDK's `BetaAbstractBrowserToolset20260801` already parses each member's input, runs the url / file / confirm
+hooks, renders results and the `browser_state` block, and holds back state changes that a failed call could not
+carry. This class adds what the contract leaves to the executor and what no driver should redo: tab ids, refs,
+the image frame and coordinate scaling, the input limits the API only tells Claude about, key names, the URL
+policy, and bounded, sanitized text. Every browser action goes through `self.driver`, with plain primitives.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from anthropic.tools.browser import (
+    BetaAbstractBrowserToolset20260801,
+    BetaBrowserNavigateResult,
+    BetaBrowserState,
+    BetaConfirmCallable,
+    BetaDialogDismissed,
+    BetaFilePolicy,
+    BetaNavigationRefused,
+    BetaScreenshotResult,
+    BetaToolsetCallContext,
+    BetaURLPolicy,
+)
+from anthropic.types.beta import (
+    BetaBrowserCloseTabInput,
+    BetaBrowserCoordinateTarget,
+    BetaBrowserDoubleClickInput,
+    BetaBrowserFileUploadInput,
+    BetaBrowserFindInput,
+    BetaBrowserFormInputInput,
+    BetaBrowserGetPageTextInput,
+    BetaBrowserHoldKeyInput,
+    BetaBrowserHoverInput,
+    BetaBrowserJavascriptExecInput,
+    BetaBrowserKeyInput,
+    BetaBrowserLeftClickDragInput,
+    BetaBrowserLeftClickInput,
+    BetaBrowserLeftMouseDownInput,
+    BetaBrowserLeftMouseUpInput,
+    BetaBrowserListTabsInput,
+    BetaBrowserMemberInput,
+    BetaBrowserMemberName,
+    BetaBrowserMiddleClickInput,
+    BetaBrowserMouseMoveInput,
+    BetaBrowserNavigateInput,
+    BetaBrowserNewTabInput,
+    BetaBrowserReadConsoleInput,
+    BetaBrowserReadNetworkInput,
+    BetaBrowserReadPageInput,
+    BetaBrowserRefTarget,
+    BetaBrowserRightClickInput,
+    BetaBrowserScreenshotInput,
+    BetaBrowserScrollInput,
+    BetaBrowserScrollToInput,
+    BetaBrowserStateTabEntryParam,
+    BetaBrowserSwitchTabInput,
+    BetaBrowserToolsetConfigsParam,
+    BetaBrowserTripleClickInput,
+    BetaBrowserTypeInput,
+    BetaBrowserWaitInput,
+    BetaBrowserZoomInput,
+)
+
+from . import finder, tree_text
+from .driver import Driver
+from .errors import ActionError, DriverError, ElementGone, NotSupported, TabGone
+from .images import Frame, ImageLimits, frame_for, screenshot_image, zoom_image
+from .keys import parse_chord, parse_modifiers, parse_sequence
+from .sanitize import bounded, download_url, one_line, redact, safe_title, safe_url
+from .tabs import Tab, TabInventory, check_tab_id
+from .urls import URLPolicy, address_for_navigation
+from .values import (
+    AXNode,
+    AXSnapshot,
+    DialogHandled,
+    DownloadCompleted,
+    DownloadFailed,
+    DownloadStarted,
+    MouseButton,
+    NavigationBlocked,
+    Point,
+    TabClosed,
+    TabInfo,
+    TabOpened,
+)
+
+__all__ = ["BrowserToolset"]
+
+log = logging.getLogger("browser_toolset")
+
+# --- the limits the API tells Claude but does not enforce (contract §4), kept as data ----------------------------
+
+SCROLL_AMOUNT = (1, 10, 3)  # min, max, default, in wheel notches
+SCROLL_NOTCH_PX = 100  # CSS pixels per notch, as Chromium and Firefox scroll a page per wheel click
+REPEAT = (1, 100, 1)
+DURATION_MAX = 30.0
+DEPTH_DEFAULT = 15
+MAX_KEY_PRESSES = 1000  # a key sequence times repeat
+READ_PAGE_MAX = 50_000
+PAGE_TEXT_MAX = 50_000
+SCRIPT_RESULT_MAX = 20_000
+LOG_ENTRY_MAX = 1_000
+LOG_TEXT_MAX = 30_000
+TYPE_TEXT_MAX = 20_000
+FORM_VALUE_SHOWN = 200
+
+SCROLL_VECTORS: dict[str, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+CLICKS: dict[str, tuple[MouseButton, int]] = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "middle_click": ("middle", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
+}
+
+ClickInput = (
+    BetaBrowserLeftClickInput
+    | BetaBrowserRightClickInput
+    | BetaBrowserMiddleClickInput
+    | BetaBrowserDoubleClickInput
+    | BetaBrowserTripleClickInput
+)
+
+DocumentResolver = Callable[[str], str]
+"""Maps a vetted Files API document id to a local file the browser can upload."""
+
+
+def _check_range(name: str, value: float, low: float, high: float, unit: str = "") -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ActionError(f"{name} must be a finite number between {low:g} and {high:g}{unit}.")
+    if not low <= value <= high:
+        raise ActionError(f"{name} must be between {low:g} and {high:g}{unit}; got {value:g}.")
+
+
+class BrowserToolset(BetaAbstractBrowserToolset20260801):
+    """Executes Claude's `browser_toolset_20260801` calls on `driver`.
+
+    Pass it to the SDK's tool runner like any toolset, or call `tool_result(tool_use)` / `run_batch` yourself.
+    `navigation` is the URL policy applied to every navigation and, through the driver, to everything the browser
+    loads (it refuses private addresses unless told otherwise); `url_policy`, `confirm`, `file_policy`,
+    `configs` and `tool_configs` are the SDK's own hooks and options, passed through. `documents` resolves
+    `file_upload` document ids to local files; `image_limits` sets screenshot size and encoding."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        navigation: URLPolicy | None = None,
+        image_limits: ImageLimits | None = None,
+        documents: DocumentResolver | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        configs: BetaBrowserToolsetConfigsParam | None = None,
+        confirm: BetaConfirmCallable | None = None,
+        url_policy: BetaURLPolicy | None = None,
+        file_policy: BetaFilePolicy | None = None,
+        tool_configs: Any = None,
+    ) -> None:
+        if url_policy is None:
+            super().__init__(configs=configs, confirm=confirm, file_policy=file_policy, tool_configs=tool_configs)
+        else:
+            super().__init__(
+                configs=configs,
+                confirm=confirm,
+                url_policy=url_policy,
+                file_policy=file_policy,
+                tool_configs=tool_configs,
+            )
+        self.driver = driver
+        self.navigation = navigation if navigation is not None else URLPolicy()
+        self.image_limits = image_limits if image_limits is not None else ImageLimits()
+        self.documents = documents
+        self._sleep = sleep
+        self._inventory = TabInventory()
+        self._downloads: dict[str, str] = {}  # driver key -> dl-N
+        driver.set_url_guard(self.navigation.allows)
+        for info in driver.list_tabs():
+            self._inventory.add(info.handle)
+        active = driver.active_tab()
+        if active is not None and active in self._inventory.tabs:
+            self._inventory.activate(active)
+
+    # --- lifecycle -----------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        super().close()
+        self.driver.close()
+
+    # --- dispatch: driver errors become errors Claude can act on ------------------------------------------
+
+    def execute(
+        self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: BetaBrowserMemberInput
+    ) -> Any:
+        try:
+            return super().execute(context, name, input)
+        except NotSupported as exc:
+            raise ActionError(f"{name} is not available with the {self.driver.name} driver: {exc}") from exc
+        except TabGone as exc:
+            self._inventory.remove(exc.handle)
+            raise ActionError("The tab was closed while the call ran. Call list_tabs to see the open tabs.") from exc
+        except DriverError as exc:
+            raise ActionError(bounded(str(exc), 2000) or f"{name} failed in the browser.") from exc
+
+    # --- browser_state --------------------------------------------------------------------------------------
+
+    def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        changes: list[Any] = []
+        for event in self.driver.drain_events():
+            changes.extend(self._apply_event(event))
+        infos = self.driver.list_tabs()
+        live = {info.handle for info in infos}
+        for info in infos:
+            if info.handle not in self._inventory.tabs:
+                tab = self._inventory.add(info.handle)
+                changes.append({"type": "tab_opened", "tab_id": tab.tab_id})
+        for handle in list(self._inventory.tabs):
+            if handle not in live:
+                self._forget_tab(handle)
+        tabs = [self._entry(info) for info in infos if info.handle in self._inventory.tabs]
+        return BetaBrowserState(tabs=tabs, state_changes=changes)
+
+    def _apply_event(self, event: object) -> list[Any]:
+        if isinstance(event, TabOpened):
+            if event.handle in self._inventory.tabs:
+                return []
+            tab = self._inventory.add(event.handle)
+            return [{"type": "tab_opened", "tab_id": tab.tab_id}]
+        if isinstance(event, TabClosed):
+            self._forget_tab(event.handle)
+            return []
+        if isinstance(event, DownloadStarted | DownloadCompleted | DownloadFailed):
+            return [self._download_change(event)]
+        if isinstance(event, DialogHandled):
+            return [BetaDialogDismissed(kind=one_line(event.kind, 20) or "dialog", message=event.message)]
+        if isinstance(event, NavigationBlocked):
+            log.info("navigation refused: %s", one_line(event.url, 300))
+            return [BetaNavigationRefused()]
+        return []
+
+    def _download_change(self, event: DownloadStarted | DownloadCompleted | DownloadFailed) -> Any:
+        download_id = self._downloads.setdefault(event.key, f"dl-{len(self._downloads) + 1}")
+        url = download_url(event.url)
+        if isinstance(event, DownloadStarted):
+            return {"type": "download_started", "download_id": download_id, "url": url}
+        if isinstance(event, DownloadFailed):
+            change: dict[str, Any] = {"type": "download_failed", "download_id": download_id, "url": url}
+            if event.error:
+                change["error"] = one_line(event.error, 4096)
+            return change
+        change = {"type": "download_completed", "download_id": download_id, "url": url}
+        if event.path is not None:
+            change["path"] = event.path
+        if event.size_bytes is not None and event.size_bytes >= 0:
+            change["size_bytes"] = int(event.size_bytes)
+        return change
+
+    def _forget_tab(self, handle: str) -> None:
+        was_active = self._inventory.active == handle
+        self._inventory.remove(handle)
+        if was_active and self._inventory.active is not None:
+            try:
+                self.driver.activate_tab(self._inventory.active)
+            except DriverError:
+                log.warning("could not activate the neighbour of a closed tab", exc_info=True)
+
+    def _entry(self, info: TabInfo) -> BetaBrowserStateTabEntryParam:
+        tab = self._inventory.tabs[info.handle]
+        entry: BetaBrowserStateTabEntryParam = {
+            "tab_id": tab.tab_id,
+            "title": safe_title(info.title),
+            "url": safe_url(info.url),
+        }
+        if info.handle == self._inventory.active:
+            entry["active"] = True
+        return entry
+
+    def _current_entry(self, tab: Tab) -> BetaBrowserStateTabEntryParam:
+        for info in self.driver.list_tabs():
+            if info.handle == tab.handle:
+                return self._entry(info)
+        raise ActionError(f"{tab.tab_id} is no longer open. Call list_tabs to see the open tabs.")
+
+    # --- shared steps ---------------------------------------------------------------------------------------
+
+    def _tab(self, tab_id: str | None) -> Tab:
+        return self._inventory.target(tab_id)
+
+    def _frame(self, tab: Tab) -> Frame:
+        return frame_for(self.driver.viewport(tab.handle), self.image_limits)
+
+    def _point(self, tab: Tab, target: BetaBrowserCoordinateTarget, what: str = "Coordinate") -> Point:
+        frame = self._frame(tab)
+        frame.check(target.x, target.y, what)
+        return frame.to_css(target.x, target.y)
+
+    @contextmanager
+    def _on_element(self, tab: Tab, ref: str) -> Iterator[str]:
+        """The key of a live ref, with an element that vanished meanwhile reported as the stale ref it now is."""
+        key = tab.refs.key_of(ref)
+        try:
+            yield key
+        except ElementGone as exc:
+            tab.refs.retire(ref)
+            raise ActionError(
+                f"{ref.strip()} is stale or not found on the current page. Re-read the page to get fresh references."
+            ) from exc
+
+    def _target_point(self, tab: Tab, target: BetaBrowserCoordinateTarget | BetaBrowserRefTarget) -> Point:
+        if isinstance(target, BetaBrowserRefTarget):
+            with self._on_element(tab, target.ref) as key:
+                return self.driver.element_center(tab.handle, key)
+        return self._point(tab, target)
+
+    def _target_note(self, tab: Tab, target: BetaBrowserCoordinateTarget | BetaBrowserRefTarget) -> str | None:
+        """The line after a pointer action's acknowledgment: which element a ref named, so Claude can see that
+        the ref still meant what it thought."""
+        if not isinstance(target, BetaBrowserRefTarget):
+            return None
+        entry = tab.refs.entry(target.ref)
+        return tree_text.format_line(AXNode(role=entry.role, name=entry.name), target.ref.strip())
+
+    def _snapshot(self, tab: Tab) -> tuple[AXSnapshot, dict[str, AXNode]]:
+        snapshot = self.driver.snapshot(tab.handle)
+        tab.refs.observe(snapshot.document)
+        index = {node.key: node for node in snapshot.root.walk() if node.key is not None}
+        tab.refs.check_live(index)
+        return snapshot, index
+
+    # --- navigation and capture -----------------------------------------------------------------------------
+
+    def navigate(self, context: BetaToolsetCallContext, input: BetaBrowserNavigateInput) -> BetaBrowserNavigateResult:
+        tab = self._tab(input.tab_id)
+        word = input.url.strip().lower()
+        if word in ("back", "forward", "reload"):
+            outcome = self.driver.history(tab.handle, word)  # type: ignore[arg-type]
+        else:
+            address = address_for_navigation(input.url)
+            self.navigation.check_navigation(address)
+            outcome = self.driver.navigate(tab.handle, address)
+        refusal = self.navigation.refusal(outcome.url)
+        if refusal is not None:
+            # the driver's guard stops redirects, but the final address is checked again here, as §6 asks
+            self.driver.navigate(tab.handle, "about:blank")
+            raise ActionError(f"Navigation refused after redirects: {refusal}. The tab was left blank.")
+        return BetaBrowserNavigateResult(
+            url=safe_url(outcome.url), status=outcome.status, title=safe_title(outcome.title)
+        )
+
+    def screenshot(self, context: BetaToolsetCallContext, input: BetaBrowserScreenshotInput) -> BetaScreenshotResult:
+        tab = self._tab(input.tab_id)
+        capture = self.driver.capture(tab.handle)
+        return screenshot_image(capture, frame_for(capture.viewport, self.image_limits), self.image_limits)
+
+    def zoom(self, context: BetaToolsetCallContext, input: BetaBrowserZoomInput) -> BetaScreenshotResult:
+        tab = self._tab(input.tab_id)
+        region = input.region
+        if len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
+            raise ActionError("region must be four integers [x0, y0, x1, y1] in screenshot pixels.")
+        x0, y0, x1, y1 = region
+        capture = self.driver.capture(tab.handle)
+        frame = frame_for(capture.viewport, self.image_limits)
+        width, height = frame.image.width, frame.image.height
+        if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
+            raise ActionError(
+                f"region {list(region)} is not inside the viewport: it needs 0 <= x0 < x1 <= {width} and "
+                f"0 <= y0 < y1 <= {height} (screenshot pixels, with x1 and y1 exclusive)."
+            )
+        return zoom_image(capture, frame, self.image_limits, (x0, y0, x1, y1))
+
+    # --- pointer --------------------------------------------------------------------------------------------
+
+    def _click(self, name: str, input: ClickInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        modifiers = parse_modifiers(input.modifiers)
+        point = self._target_point(tab, input.target)
+        button, count = CLICKS[name]
+        self.driver.click(tab.handle, point, button=button, count=count, modifiers=modifiers)
+        return self._target_note(tab, input.target)
+
+    def left_click(self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickInput) -> str | None:
+        return self._click("left_click", input)
+
+    def right_click(self, context: BetaToolsetCallContext, input: BetaBrowserRightClickInput) -> str | None:
+        return self._click("right_click", input)
+
+    def middle_click(self, context: BetaToolsetCallContext, input: BetaBrowserMiddleClickInput) -> str | None:
+        return self._click("middle_click", input)
+
+    def double_click(self, context: BetaToolsetCallContext, input: BetaBrowserDoubleClickInput) -> str | None:
+        return self._click("double_click", input)
+
+    def triple_click(self, context: BetaToolsetCallContext, input: BetaBrowserTripleClickInput) -> str | None:
+        return self._click("triple_click", input)
+
+    def hover(self, context: BetaToolsetCallContext, input: BetaBrowserHoverInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        self.driver.move(tab.handle, self._target_point(tab, input.target))
+        return self._target_note(tab, input.target)
+
+    def left_click_drag(self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickDragInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        start = self._point(tab, input.from_, "Drag start")
+        end = self._point(tab, input.target, "Drag end")
+        self.driver.drag(tab.handle, start, end)
+        return None
+
+    def left_mouse_down(self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseDownInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        self.driver.press(tab.handle, self._point(tab, input.target))
+        return None
+
+    def left_mouse_up(self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseUpInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        self.driver.release(tab.handle, self._point(tab, input.target))
+        return None
+
+    def mouse_move(self, context: BetaToolsetCallContext, input: BetaBrowserMouseMoveInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        self.driver.move(tab.handle, self._point(tab, input.target))
+        return None
+
+    def scroll(self, context: BetaToolsetCallContext, input: BetaBrowserScrollInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        low, high, default = SCROLL_AMOUNT
+        amount = default if input.scroll_amount is None else input.scroll_amount
+        _check_range("scroll_amount", amount, low, high, " notches")
+        direction = SCROLL_VECTORS.get(str(input.scroll_direction))
+        if direction is None:
+            raise ActionError("scroll_direction must be up, down, left or right.")
+        point = self._point(tab, input.target)
+        distance = amount * SCROLL_NOTCH_PX
+        self.driver.wheel(tab.handle, point, direction[0] * distance, direction[1] * distance)
+        return None
+
+    def scroll_to(self, context: BetaToolsetCallContext, input: BetaBrowserScrollToInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        with self._on_element(tab, input.target.ref) as key:
+            self.driver.scroll_into_view(tab.handle, key)
+        return None
+
+    # --- keyboard and timing --------------------------------------------------------------------------------
+
+    def type(self, context: BetaToolsetCallContext, input: BetaBrowserTypeInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        if len(input.text) > TYPE_TEXT_MAX:
+            raise ActionError(f"text is {len(input.text):,} characters; type at most {TYPE_TEXT_MAX:,} per call.")
+        self.driver.type_text(tab.handle, input.text)
+        return None
+
+    def key(self, context: BetaToolsetCallContext, input: BetaBrowserKeyInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        low, high, default = REPEAT
+        repeat = default if input.repeat is None else input.repeat
+        _check_range("repeat", repeat, low, high)
+        chords = parse_sequence(input.text)
+        if len(chords) * repeat > MAX_KEY_PRESSES:
+            raise ActionError(f"That is {len(chords) * repeat:,} key presses; at most {MAX_KEY_PRESSES:,} per call.")
+        for _ in range(repeat):
+            for chord in chords:
+                self.driver.press_keys(tab.handle, chord)
+        return None
+
+    def hold_key(self, context: BetaToolsetCallContext, input: BetaBrowserHoldKeyInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        _check_range("duration", input.duration, 0, DURATION_MAX, " seconds")
+        text = input.text.strip()
+        if not text or len(text.split()) != 1:
+            raise ActionError("hold_key takes one key or one +-joined chord (such as shift or ctrl+a), not a sequence.")
+        outcome = self.driver.hold_keys(tab.handle, parse_chord(text), float(input.duration))
+        if outcome.repeated:
+            return None
+        return "The key was held down without auto-repeat: this browser produced one key-down and one key-up."
+
+    def wait(self, context: BetaToolsetCallContext, input: BetaBrowserWaitInput) -> str | None:
+        if input.tab_id:
+            self._tab(input.tab_id)
+        _check_range("duration", input.duration, 0, DURATION_MAX, " seconds")
+        self._sleep(float(input.duration))
+        return None
+
+    # --- page reading ---------------------------------------------------------------------------------------
+
+    def read_page(self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput) -> str:
+        tab = self._tab(input.tab_id)
+        depth = DEPTH_DEFAULT if input.depth is None else input.depth
+        if depth < 1:
+            raise ActionError(f"depth must be at least 1; got {depth}.")
+        snapshot, index = self._snapshot(tab)
+        root = snapshot.root
+        if input.ref is not None:
+            key = tab.refs.key_of(input.ref)
+            node = index.get(key)
+            if node is None:
+                tab.refs.retire(input.ref)
+                raise ActionError(
+                    f"{input.ref.strip()} is stale or not found on the current page. "
+                    "Re-read the page to get fresh references."
+                )
+            root = AXNode(role="document", children=(node,))
+        return tree_text.render_tree(
+            root, ref_for=tab.refs.ref_for, filter=input.filter, depth=depth, max_chars=READ_PAGE_MAX
+        )
+
+    def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:
+        tab = self._tab(input.tab_id)
+        if not input.query.strip():
+            raise ActionError('query is empty. Describe the element, such as "search field" or "submit button".')
+        snapshot, _ = self._snapshot(tab)
+        matches = finder.find_matches(snapshot.root, input.query)
+        return finder.render_matches(matches, ref_for=tab.refs.ref_for, query=input.query)
+
+    def get_page_text(self, context: BetaToolsetCallContext, input: BetaBrowserGetPageTextInput) -> str:
+        tab = self._tab(input.tab_id)
+        text = self.driver.page_text(tab.handle).strip()
+        if not text:
+            return "The page has no visible text."
+        return bounded(text, PAGE_TEXT_MAX, what="page text")
+
+    # --- forms and files ------------------------------------------------------------------------------------
+
+    def form_input(self, context: BetaToolsetCallContext, input: BetaBrowserFormInputInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        value = input.value
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ActionError("value must be a string, a finite number, or a boolean.")
+        with self._on_element(tab, input.target.ref) as key:
+            now = self.driver.set_value(tab.handle, key, value)
+        return f"It now holds {one_line(now, FORM_VALUE_SHOWN)!r}."
+
+    def file_upload(self, context: BetaToolsetCallContext, input: BetaBrowserFileUploadInput) -> str | None:
+        tab = self._tab(input.tab_id)
+        paths = list(input.paths or [])
+        document_ids = list(input.document_ids or [])
+        if not paths and not document_ids:
+            raise ActionError("file_upload needs paths or document_ids (or both): neither was given.")
+        if document_ids:
+            if self.documents is None:
+                raise ActionError(
+                    "document_ids cannot be used here: this executor has no document store. Use paths instead."
+                )
+            resolve = self.documents
+            paths.extend(str(resolve(document_id)) for document_id in document_ids)
+        with self._on_element(tab, input.target.ref) as key:
+            self.driver.set_files(tab.handle, key, paths)
+        names = ", ".join(one_line(path.rsplit("/", 1)[-1], 100) for path in paths)
+        return f"Set {len(paths)} file(s) on {input.target.ref.strip()}: {names}."
+
+    # --- diagnostics and scripting --------------------------------------------------------------------------
+
+    def read_console(self, context: BetaToolsetCallContext, input: BetaBrowserReadConsoleInput) -> str:
+        tab = self._tab(input.tab_id)
+        entries = self.driver.drain_console(tab.handle)
+        if not entries:
+            return (
+                "No console entries since the last read. (Entries are recorded only from when this session "
+                "attached to the tab.)"
+            )
+        lines = []
+        for entry in entries:
+            source = f" ({safe_url(entry.source)})" if entry.source else ""
+            lines.append(one_line(f"[{entry.level}] {redact(entry.text)}{source}", LOG_ENTRY_MAX))
+        return bounded("\n".join(lines), LOG_TEXT_MAX, what="console entries")
+
+    def read_network(self, context: BetaToolsetCallContext, input: BetaBrowserReadNetworkInput) -> str:
+        tab = self._tab(input.tab_id)
+        entries = self.driver.drain_network(tab.handle)
+        if not entries:
+            return (
+                "No network requests since the last read. (Requests are recorded only from when this session "
+                "attached to the tab.)"
+            )
+        lines = []
+        for entry in entries:
+            parts = [entry.method, safe_url(redact(entry.url))]
+            parts.append(str(entry.status) if entry.status is not None else f"failed: {entry.error or 'unknown'}")
+            if entry.mime_type:
+                parts.append(entry.mime_type)
+            if entry.duration_ms is not None:
+                parts.append(f"{entry.duration_ms:.0f} ms")
+            lines.append(one_line(" ".join(parts), LOG_ENTRY_MAX))
+        return bounded("\n".join(lines), LOG_TEXT_MAX, what="network entries")
+
+    def javascript_exec(self, context: BetaToolsetCallContext, input: BetaBrowserJavascriptExecInput) -> str:
+        tab = self._tab(input.tab_id)
+        log.info("javascript_exec on %s: %s", tab.tab_id, one_line(input.text, 2000))
+        if not input.text.strip():
+            raise ActionError("text is empty. Write a JavaScript expression whose value you want.")
+        return bounded(self.driver.evaluate(tab.handle, input.text), SCRIPT_RESULT_MAX, what="script result")
+
+    # --- tab management -------------------------------------------------------------------------------------
+
+    def new_tab(self, context: BetaToolsetCallContext, input: BetaBrowserNewTabInput) -> BetaBrowserStateTabEntryParam:
+        handle = self.driver.open_tab("about:blank")
+        tab = self._inventory.add(handle)
+        self._inventory.activate(handle)
+        # the URL it was opened at, as §5 asks, not wherever it may have gone since
+        return {"tab_id": tab.tab_id, "title": "", "url": "about:blank", "active": True}
+
+    def list_tabs(
+        self, context: BetaToolsetCallContext, input: BetaBrowserListTabsInput
+    ) -> list[BetaBrowserStateTabEntryParam]:
+        return [self._entry(info) for info in self.driver.list_tabs() if info.handle in self._inventory.tabs]
+
+    def switch_tab(
+        self, context: BetaToolsetCallContext, input: BetaBrowserSwitchTabInput
+    ) -> BetaBrowserStateTabEntryParam:
+        check_tab_id(input.tab_id)
+        tab = self._inventory.by_id(input.tab_id)
+        self.driver.activate_tab(tab.handle)
+        self._inventory.activate(tab.handle)
+        return self._current_entry(tab)
+
+    def close_tab(self, context: BetaToolsetCallContext, input: BetaBrowserCloseTabInput) -> None:
+        check_tab_id(input.tab_id)
+        tab = self._inventory.by_id(input.tab_id)
+        self.driver.close_tab(tab.handle)
+        self._forget_tab(tab.handle)

@@ -1,0 +1,210 @@
+"""A WebDriver BiDi connection: commands with their own deadlines, events delivered in arrival order.
+
+Selenium's own `WebSocketConnection` polls for each reply (100 ms by default), gives every command the same
+30-second deadline, and starts a fresh thread per event, so events reach handlers out of order. The driver needs
+the opposite on all three counts: a navigation has its own timeout, a hung command (Firefox on a `javascript:` URL)
+must not stall for half a minute, and `contextCreated` must be seen before the `navigationStarted` of that context.
+So this module owns the socket: one reader thread resolves replies the moment they arrive, and one dispatcher
+thread runs event handlers in the order the browser sent the events. Handlers may send commands (their replies
+are resolved by the reader, not the dispatcher) but should not wait on anything slow: every later event queues
+behind them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import websocket
+
+__all__ = ["BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler", "JSON"]
+
+log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]
+Handler = Callable[[JSON], None]
+
+
+class BidiError(Exception):
+    """The browser answered a command with an error (`error` is the BiDi error code, e.g. `no such frame`)."""
+
+    def __init__(self, method: str, error: str, message: str) -> None:
+        self.method = method
+        self.error = error
+        self.message = message
+        super().__init__(f"{method}: {error}: {message}")
+
+
+class BidiTimeout(BidiError):
+    """No reply within the command's deadline. The command may still complete in the browser later."""
+
+    def __init__(self, method: str, seconds: float) -> None:
+        super().__init__(method, "timeout", f"no reply within {seconds:g} s")
+
+
+class BidiClosed(BidiError):
+    """The socket closed (the browser or the session ended) before the reply came."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(method, "closed", "the BiDi connection is closed")
+
+
+class _Pending:
+    """One command awaiting its reply; `reply` is set by the reader thread just before `done`."""
+
+    __slots__ = ("done", "method", "reply")
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.done = threading.Event()
+        self.reply: JSON | None = None
+
+
+class BidiConnection:
+    """A BiDi session's websocket. Thread-safe: any thread may send commands."""
+
+    def __init__(self, url: str, *, timeout: float = 30.0, connect_timeout: float = 10.0) -> None:
+        self.url = url
+        self.timeout = timeout
+        # ChromeDriver refuses websocket upgrades that carry an Origin header (DNS-rebinding protection).
+        self._ws = websocket.create_connection(url, timeout=connect_timeout, suppress_origin=True, enable_multithread=True)
+        self._ws.settimeout(None)
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._lock = threading.Lock()
+        self._handlers: dict[str, list[Handler]] = {}
+        self._events: queue.SimpleQueue[JSON | None] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._reader = threading.Thread(target=self._read_loop, name="bidi-reader", daemon=True)
+        self._dispatcher = threading.Thread(target=self._dispatch_loop, name="bidi-events", daemon=True)
+        self._reader.start()
+        self._dispatcher.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    # --- commands ---------------------------------------------------------------------------------------------
+
+    def command(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> JSON:
+        """Send `method` and wait for its result. Raises `BidiError` (or `BidiTimeout`, `BidiClosed`)."""
+        pending = self._send(method, params, track=True)
+        assert pending is not None
+        deadline = self.timeout if timeout is None else timeout
+        if not pending.done.wait(deadline):
+            with self._lock:
+                self._pending = {k: v for k, v in self._pending.items() if v is not pending}
+            if self.closed:
+                raise BidiClosed(method)
+            raise BidiTimeout(method, deadline)
+        reply = pending.reply
+        if reply is None:
+            raise BidiClosed(method)
+        if reply.get("type") == "error" or "error" in reply:
+            raise BidiError(method, str(reply.get("error", "error")), str(reply.get("message", "")))
+        result = reply.get("result")
+        return result if isinstance(result, dict) else {}
+
+    def send(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send `method` without waiting for the reply (an error reply is only logged). For event handlers that
+        must answer the browser quickly, such as continuing an intercepted request."""
+        self._send(method, params, track=False)
+
+    def _send(self, method: str, params: Mapping[str, Any] | None, *, track: bool) -> _Pending | None:
+        if self.closed:
+            raise BidiClosed(method)
+        command_id = next(self._ids)
+        pending = _Pending(method)
+        with self._lock:
+            self._pending[command_id] = pending
+        pending_out = pending if track else None
+        if not track:
+            pending.done.set()  # marks it fire-and-forget for the reader
+        payload = json.dumps({"id": command_id, "method": method, "params": dict(params or {})})
+        try:
+            self._ws.send(payload)
+        except (OSError, websocket.WebSocketException) as exc:
+            self._shutdown()
+            raise BidiClosed(method) from exc
+        return pending_out
+
+    # --- events -----------------------------------------------------------------------------------------------
+
+    def on(self, method: str, handler: Handler) -> None:
+        """Call `handler(params)` on the dispatcher thread for every `method` event (after `session.subscribe`)."""
+        with self._lock:
+            self._handlers.setdefault(method, []).append(handler)
+
+    # --- lifecycle --------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the socket and stop both threads. Safe to call twice."""
+        self._shutdown()
+        try:
+            self._ws.close(timeout=1)
+        except Exception:  # the socket may already be gone; closing is best effort
+            log.debug("closing the BiDi socket failed", exc_info=True)
+        if threading.current_thread() not in (self._reader, self._dispatcher):
+            self._reader.join(timeout=2)
+            self._dispatcher.join(timeout=2)
+
+    def _shutdown(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        with self._lock:
+            waiting = list(self._pending.values())
+            self._pending.clear()
+        for pending in waiting:
+            pending.done.set()
+        self._events.put(None)
+
+    def _read_loop(self) -> None:
+        while not self._closed.is_set():
+            try:
+                raw = self._ws.recv()
+            except Exception:  # any failure of the socket ends the session's BiDi
+                break
+            if not raw:
+                break
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                log.debug("unparsable BiDi message: %.200r", raw)
+                continue
+            if not isinstance(message, dict):
+                continue
+            if "id" in message and message.get("type") != "event":
+                with self._lock:
+                    pending = self._pending.pop(message["id"], None)
+                if pending is None:
+                    continue
+                if pending.done.is_set():  # fire-and-forget
+                    if "error" in message:
+                        log.debug("BiDi %s failed: %s %s", pending.method, message.get("error"), message.get("message"))
+                    continue
+                pending.reply = message
+                pending.done.set()
+            elif "method" in message:
+                self._events.put(message)
+        self._shutdown()
+
+    def _dispatch_loop(self) -> None:
+        while True:
+            message = self._events.get()
+            if message is None:
+                return
+            method = str(message["method"])
+            params = message.get("params")
+            with self._lock:
+                handlers = list(self._handlers.get(method, ()))
+            for handler in handlers:
+                try:
+                    handler(params if isinstance(params, dict) else {})
+                except Exception:  # one faulty handler must not stop event delivery
+                    log.exception("BiDi event handler for %s failed", method)

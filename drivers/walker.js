@@ -1,0 +1,1 @@
+function (op, arg) { return null }

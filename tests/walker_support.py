@@ -1,0 +1,181 @@
+"""Test support for the in-page accessibility walker (`browser_toolset/drivers/walker.js`).
+
+Three small pieces the walker tests share: the walker's source as the package ships it, one headless Chromium
+driven through WebDriver BiDi, and a read-only HTTP server on 127.0.0.1 (serving a folder in place, in-memory
+pages, or both). `WalkerBrowser.call` runs a walker op exactly the way the Selenium driver does: a BiDi
+`script.callFunction` in the `browser-toolset` sandbox realm, the result coming back as one JSON string.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.resources
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+WALKER_SOURCE: str = (importlib.resources.files("browser_toolset.drivers") / "walker.js").read_text("utf-8")
+"""The walker: one JavaScript function expression `(op, arg) => result`."""
+
+SANDBOX = "browser-toolset"
+
+# Every op but `element` returns plain data, which comes back far faster as one JSON string than as a tree of BiDi
+# RemoteValues; `element` must return the node itself so BiDi hands back its `sharedId`.
+WALKER_CALL: str = (
+    "function (op, arg) {\n"
+    f"  const result = ({WALKER_SOURCE.strip()})(op, arg);\n"
+    "  return op === 'element' ? result : JSON.stringify(result === undefined ? null : result);\n"
+    "}"
+)
+
+CHROMIUM_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def local_value(value: Any) -> dict[str, Any]:
+    """A Python value as a BiDi `script.LocalValue`."""
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, bool):
+        return {"type": "boolean", "value": value}
+    if isinstance(value, (int, float)):
+        return {"type": "number", "value": value}
+    if isinstance(value, str):
+        return {"type": "string", "value": value}
+    if isinstance(value, (list, tuple)):
+        return {"type": "array", "value": [local_value(v) for v in value]}
+    if isinstance(value, Mapping):
+        if "sharedId" in value:  # an element handle the walker gave back earlier
+            return {"sharedId": value["sharedId"]}
+        return {"type": "object", "value": [[str(k), local_value(v)] for k, v in value.items()]}
+    raise TypeError(f"cannot pass {type(value).__name__} to the walker")
+
+
+class WalkerError(AssertionError):
+    """The walker threw (a bug in walker.js, or a page the test did not expect)."""
+
+
+class WalkerBrowser:
+    """One headless Chromium session with BiDi, plus the plumbing to run walker ops in its current tab."""
+
+    def __init__(self, driver: Any) -> None:
+        self.driver = driver
+        self.context: str = driver.current_window_handle
+
+    def get(self, url: str) -> None:
+        self.driver.get(url)
+
+    def call(self, op: str, arg: Mapping[str, Any] | None = None) -> Any:
+        """Run walker op `op` in the sandbox realm of the current tab; the decoded result (or, for `element`, the
+        raw BiDi RemoteValue)."""
+        raw = self.driver.script.call_function(
+            function_declaration=WALKER_CALL,
+            await_promise=False,
+            target={"context": self.context, "sandbox": SANDBOX},
+            arguments=[local_value(op), local_value(dict(arg or {}))],
+            result_ownership="none",
+        )
+        if raw.get("type") == "exception":
+            details = raw.get("exceptionDetails", {})
+            raise WalkerError(f"walker op {op!r} threw: {details.get('text')}\n{json.dumps(details)[:2000]}")
+        result = raw["result"]
+        if op == "element":
+            return None if result.get("type") == "null" else result
+        return json.loads(result["value"])
+
+    def page(self, script: str, *args: Any) -> Any:
+        """Run `script` (a function declaration) in the page's own realm, for test set-up (focus, scrolling)."""
+        raw = self.driver.script.call_function(
+            function_declaration=script,
+            await_promise=True,
+            target={"context": self.context},
+            arguments=[local_value(a) for a in args],
+            result_ownership="none",
+        )
+        if raw.get("type") == "exception":
+            raise WalkerError(f"page script threw: {raw.get('exceptionDetails', {}).get('text')}")
+        return raw["result"].get("value")
+
+
+@contextmanager
+def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrowser]:
+    """Start one headless Chromium (binary and chromedriver from $CHROMIUM_BINARY / $CHROMEDRIVER, default
+    /usr/bin) with BiDi, on a fresh temporary profile; never lets Selenium Manager download anything."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary = os.environ.get("CHROMIUM_BINARY", "/usr/bin/chromium")
+    chromedriver = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+    for path in (binary, chromedriver):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            import pytest
+
+            pytest.skip(f"{path} is not installed")
+    profile = tempfile.mkdtemp(prefix="walker-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    options.enable_bidi = True
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
+    try:
+        # BiDi replies are polled for; the default 0.1 s poll would dominate every walker call.
+        driver.command_executor.client_config.websocket_interval = 0.002
+        yield WalkerBrowser(driver)
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    pages: Mapping[str, str] = {}
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        page = self.pages.get(path)
+        if page is None:
+            super().do_GET()
+            return
+        body = page.encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def http_server(directory: Path | None = None, pages: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Serve `directory` (read-only, in place) and/or in-memory `pages` ({"/path": html}) on 127.0.0.1, on a
+    free port; yields the base URL without a trailing slash."""
+    handler = type("Handler", (_Handler,), {"pages": dict(pages or {})})
+    root = str(directory) if directory is not None else tempfile.mkdtemp(prefix="walker-empty-")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=root))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        if directory is None:
+            shutil.rmtree(root, ignore_errors=True)
