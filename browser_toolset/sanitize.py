@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 __all__ = ["REDACTED", "bounded", "download_url", "one_line", "redact", "safe_title", "safe_url"]
 
 REDACTED = "[redacted]"
+REDACTED_PARAM = "REDACTED"
+"""What a credential query value becomes: plain letters, so the URL stays readable without percent-escapes."""
 
 # C0/C1 controls, DEL, line/paragraph separators and bidi controls: anything that breaks or reorders a line
 LINE_UNSAFE_RE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+")
@@ -87,7 +89,7 @@ def _safe_query(query: str) -> str:
         return query
     if not any(SECRET_PARAM_RE.match(name) for name, _ in pairs):
         return query
-    return urlencode([(name, REDACTED if SECRET_PARAM_RE.match(name) else value) for name, value in pairs])
+    return urlencode([(name, REDACTED_PARAM if SECRET_PARAM_RE.match(name) else value) for name, value in pairs])
 
 
 def safe_url(url: str) -> str:

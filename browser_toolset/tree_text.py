@@ -118,10 +118,6 @@ def safe_role(role: str) -> str:
     return cleaned or "generic"
 
 
-def _same(a: str, b: str) -> bool:
-    return fold(a).casefold() == fold(b).casefold()
-
-
 def _states(node: AXNode) -> list[str]:
     known = {state for state in node.states if state in STATE_ORDER}
     return sorted(known, key=STATE_ORDER.__getitem__)
@@ -255,7 +251,9 @@ def _merge_text(rows: list[_Row]) -> list[_Row]:
         # Consecutive rows at one level are siblings in the printed tree (rows are in preorder).
         pieces: list[str] = []
         while i < n and rows[i][1] is None and rows[i][0] == level:
-            pieces.append(fold(rows[i][2]))
+            piece = fold(rows[i][2])
+            if piece:
+                pieces.append(piece)
             i += 1
         joined = ""
         for piece in pieces:
@@ -264,8 +262,6 @@ def _merge_text(rows: list[_Row]) -> list[_Row]:
             continue
         line = ""
         for piece in pieces:
-            if not piece:
-                continue
             if line and len(_join(line, piece)) > TEXT_MAX:
                 out.append((level, None, line, parent_name))
                 line = piece
@@ -360,37 +356,54 @@ def _emit(rows: list[_Row], ref_for: RefFor, max_chars: int) -> str:
     A line is printed when, with its ref taken at the longest allowed, either a truncation note still fits after
     it or every remaining line fits with no note. Each printed line adds at least as much as the note can shrink
     (two characters, from "1,000 more" to "999 more"), so the lines that can be printed form a prefix, and this
-    finds it, short by at most one line's unused ref reserve."""
-    bodies = [_row_body(row) for row in rows]
-    wants = [_wants_ref(row) for row in rows]
+    finds it, short by at most one line's unused ref reserve. Lines past the cap are never formatted, so a huge
+    tree costs little more than its walk."""
     n = len(rows)
+    bodies: list[str | None] = [None] * n
     reserve = len(" []") + REF_MAX
-    # suffix[i]: the most the lines from i on can take, newlines included (line 0 has no newline before it)
-    suffix = [0] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + len(bodies[i]) + (reserve if wants[i] else 0) + (1 if i else 0)
+
+    def body_of(j: int) -> str:
+        body = bodies[j]
+        if body is None:
+            body = bodies[j] = _row_body(rows[j])
+        return body
+
+    def room(j: int) -> int:
+        """The most line `j` can take, its leading newline included."""
+        return len(body_of(j)) + (reserve if _wants_ref(rows[j]) else 0) + (1 if j else 0)
+
+    def rest_fits(start: int, budget: int) -> bool:
+        for j in range(start, n):
+            budget -= room(j)
+            if budget < 0:
+                return False
+        return True
+
+    longest_note = len(truncation_note(max_chars, n))  # a note for fewer lines is never longer
     lines: list[str] = []
     used = 0
-    shown = 0
+    all_fit = False
     for i in range(n):
-        estimate = len(bodies[i]) + (reserve if wants[i] else 0) + (1 if i else 0)
-        rest = n - i - 1
-        fits = used + suffix[i] <= max_chars or (
-            rest > 0 and used + estimate + 1 + len(truncation_note(max_chars, rest)) <= max_chars
-        )
-        if not fits:
-            break
-        line = bodies[i]
-        row_node = rows[i][1]
-        if wants[i] and row_node is not None:
-            ref = ref_for(row_node)
+        if not all_fit:
+            rest = n - i - 1
+            needed = used + room(i) + 1
+            note_fits = rest > 0 and (
+                needed + longest_note <= max_chars or needed + len(truncation_note(max_chars, rest)) <= max_chars
+            )
+            if not note_fits:
+                all_fit = rest_fits(i, max_chars - used)
+                if not all_fit:
+                    break
+        line = body_of(i)
+        node = rows[i][1]
+        if node is not None and node.key is not None:
+            ref = ref_for(node)
             if ref is not None:
                 if len(ref) > REF_MAX:
                     raise ValueError(f"ref_for returned a ref longer than {REF_MAX} characters: {ref[:40]!r}")
                 line = f"{line} [{ref}]"
         lines.append(line)
         used += len(line) + (1 if i else 0)
-        shown += 1
-    if shown < n:
-        lines.append(truncation_note(max_chars, n - shown))
+    if len(lines) < n:
+        lines.append(truncation_note(max_chars, n - len(lines)))
     return "\n".join(lines)

@@ -17,12 +17,13 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import websocket
 
-__all__ = ["BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler", "JSON"]
+__all__ = ["JSON", "BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler"]
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +73,15 @@ class BidiConnection:
         self.url = url
         self.timeout = timeout
         # ChromeDriver refuses websocket upgrades that carry an Origin header (DNS-rebinding protection).
-        self._ws = websocket.create_connection(url, timeout=connect_timeout, suppress_origin=True, enable_multithread=True)
+        self._ws = websocket.create_connection(
+            url, timeout=connect_timeout, suppress_origin=True, enable_multithread=True
+        )
         self._ws.settimeout(None)
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._lock = threading.Lock()
         self._handlers: dict[str, list[Handler]] = {}
-        self._events: queue.SimpleQueue[JSON | None] = queue.SimpleQueue()
+        self._events: queue.SimpleQueue[JSON | threading.Event | None] = queue.SimpleQueue()
         self._closed = threading.Event()
         self._reader = threading.Thread(target=self._read_loop, name="bidi-reader", daemon=True)
         self._dispatcher = threading.Thread(target=self._dispatch_loop, name="bidi-events", daemon=True)
@@ -91,16 +94,33 @@ class BidiConnection:
 
     # --- commands ---------------------------------------------------------------------------------------------
 
-    def command(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> JSON:
-        """Send `method` and wait for its result. Raises `BidiError` (or `BidiTimeout`, `BidiClosed`)."""
+    def command(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        abandon: Callable[[], str | None] | None = None,
+    ) -> JSON:
+        """Send `method` and wait for its result. Raises `BidiError` (or `BidiTimeout`, `BidiClosed`).
+
+        `abandon` is polled while waiting: when it returns an error code, the wait ends with that `BidiError`.
+        Browsers may never answer a command about a context that goes away under it (a script that closes its
+        own tab), and waiting out the whole timeout for that helps nobody."""
         pending = self._send(method, params, track=True)
         assert pending is not None
         deadline = self.timeout if timeout is None else timeout
-        if not pending.done.wait(deadline):
+        end = time.monotonic() + deadline
+        while not pending.done.wait(min(0.1, max(0.0, end - time.monotonic())) if abandon else deadline):
+            reason = abandon() if abandon else None
+            if reason is None and time.monotonic() < end:
+                continue
             with self._lock:
                 self._pending = {k: v for k, v in self._pending.items() if v is not pending}
             if self.closed:
                 raise BidiClosed(method)
+            if reason is not None:
+                raise BidiError(method, reason, "abandoned while waiting for the reply")
             raise BidiTimeout(method, deadline)
         reply = pending.reply
         if reply is None:
@@ -139,6 +159,16 @@ class BidiConnection:
         """Call `handler(params)` on the dispatcher thread for every `method` event (after `session.subscribe`)."""
         with self._lock:
             self._handlers.setdefault(method, []).append(handler)
+
+    def settle(self, timeout: float = 2.0) -> bool:
+        """Wait until every event received so far has been handled. A command's reply can overtake the handling
+        of events the browser sent before it (they are queued for the dispatcher), so a caller that reads state
+        the handlers keep calls this after the reply. False on timeout or when called from a handler."""
+        if self.closed or threading.current_thread() is self._dispatcher:
+            return False
+        marker = threading.Event()
+        self._events.put(marker)
+        return marker.wait(timeout)
 
     # --- lifecycle --------------------------------------------------------------------------------------------
 
@@ -199,6 +229,9 @@ class BidiConnection:
             message = self._events.get()
             if message is None:
                 return
+            if isinstance(message, threading.Event):
+                message.set()
+                continue
             method = str(message["method"])
             params = message.get("params")
             with self._lock:

@@ -1,1 +1,1662 @@
-function (op, arg) { return null }
+function (op, arg) {
+  /*
+   * browser-toolset's in-page accessibility walker.
+   *
+   * The whole file is one function expression. The Selenium driver runs it with WebDriver BiDi
+   * `script.callFunction` in the "browser-toolset" sandbox realm, so page scripts can neither see nor tamper with
+   * its state, and calls it as fn(op, arg):
+   *
+   *   snapshot       {sparse?}       -> {document, viewport: {width, height}, root: node}; with sparse: true,
+   *                                     every node field at its default is left out (see sparse())
+   *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
+   *   center         {key}           -> {x, y} centre of the visible part of the border box, scrolling it into
+   *                                     view first when it is not wholly visible; {error} without a box; null
+   *   scrollIntoView {key}           -> true, or null when gone
+   *   setValue       {key, value}    -> {value} the control's value afterwards (a string), {error}, or null
+   *   text           {}              -> the page's visible text (main content first)
+   *   inspect        {selector}      -> [{testname, key, role, name, description, value, placeholder, states,
+   *                                     level}] for every match, light DOM first, then open shadow roots
+   *
+   * node = {role, name, key, value, description, placeholder, states, level, bounds, visible, inViewport,
+   *         interactive, children}, bounds = [x, y, width, height] in top-level viewport CSS px or null.
+   *
+   * State that must outlive one call (the document id, the element keys) lives on the sandbox's global object,
+   * which BiDi creates afresh for every new document. Everything else is per call: `run` holds the caches of one
+   * op (computed styles, hidden-ness, roles), so nothing stale survives into the next call.
+   */
+  "use strict";
+
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const MATHML_NS = "http://www.w3.org/1998/Math/MathML";
+
+  // The order read_page prints states in; must match browser_toolset.values.STATE_TOKENS.
+  const STATE_ORDER = ["checked", "unchecked", "mixed", "selected", "pressed", "expanded", "collapsed", "disabled",
+    "readonly", "required", "invalid", "focused", "modal", "multiselectable"];
+
+  const ARIA_ROLES = new Set(("alert alertdialog application article associationlist associationlistitemkey " +
+    "associationlistitemvalue banner blockquote button caption cell checkbox code columnheader combobox comment " +
+    "complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic " +
+    "grid gridcell group heading image img insertion link list listbox listitem log main mark marquee math menu " +
+    "menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation " +
+    "progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox sectionfooter " +
+    "sectionheader separator slider spinbutton status strong subscript suggestion superscript switch tab table " +
+    "tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem graphics-document " +
+    "graphics-object graphics-symbol").split(" "));
+
+  // Roles whose name may come from their content (ARIA 1.2 "nameFrom: contents").
+  const NAME_FROM_CONTENT = new Set(("button cell checkbox columnheader comment gridcell heading link menuitem " +
+    "menuitemcheckbox menuitemradio option radio row rowheader sectionheader sectionfooter switch tab tooltip " +
+    "treeitem doc-backlink doc-biblioref doc-glossref doc-noteref").split(" "));
+
+  // Roles a user acts on: their nodes are interactive whether or not the page made them focusable.
+  const INTERACTIVE_ROLES = new Set(("link button checkbox radio textbox searchbox combobox listbox option menuitem " +
+    "menuitemcheckbox menuitemradio tab switch slider spinbutton treeitem").split(" "));
+
+  const CHECKABLE_ROLES = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+  const RANGE_ROLES = new Set(["slider", "spinbutton", "scrollbar", "progressbar", "meter"]);
+  const VALUE_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider", "progressbar", "meter",
+    "scrollbar"]);
+
+  // ARIA attributes that keep role="none"/"presentation" from taking effect (ARIA 1.2 presentational conflicts).
+  const GLOBAL_ARIA = ["aria-atomic", "aria-busy", "aria-controls", "aria-current", "aria-describedby",
+    "aria-description", "aria-details", "aria-disabled", "aria-dropeffect", "aria-errormessage", "aria-flowto",
+    "aria-grabbed", "aria-haspopup", "aria-invalid", "aria-keyshortcuts", "aria-label", "aria-labelledby",
+    "aria-live", "aria-owns", "aria-relevant", "aria-roledescription"];
+
+  // Elements whose content is never rendered as such: skipped everywhere without a style lookup.
+  const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
+
+  const TEXT_INPUT_TYPES = new Set(["text", "search", "email", "tel", "url", "password", "number", "date",
+    "datetime-local", "month", "time", "week"]);
+
+  const ASCII_WS = /[ \t\n\f\r]+/g;
+  const EMPTY = [0, 0, 0, 0];
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Per-document state: the document id and the element keys.
+
+  const STATE_SLOT = "__browserToolsetWalker";
+
+  function documentState() {
+    let state = globalThis[STATE_SLOT];
+    // A sandbox realm belongs to one document, but document.open() can swap the document under it.
+    if (!state || state.doc !== document) {
+      state = { doc: document, id: randomId(), counter: 0, keyOf: new WeakMap(), byKey: new Map() };
+      Object.defineProperty(globalThis, STATE_SLOT, { value: state, configurable: true, writable: true });
+    }
+    return state;
+  }
+
+  function randomId() {
+    // crypto.randomUUID needs a secure context; getRandomValues works on plain-http pages too.
+    const bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const state = documentState();
+
+  // The key stays with the element for the document's life (a WeakMap, so removed elements can be collected),
+  // and the counter never goes back, so a key is never reused within the document.
+  function keyFor(el) {
+    let key = state.keyOf.get(el);
+    if (key === undefined) {
+      key = "e" + (++state.counter);
+      state.keyOf.set(el, key);
+      state.byKey.set(key, new WeakRef(el));
+    }
+    return key;
+  }
+
+  function elementFor(key) {
+    const ref = typeof key === "string" ? state.byKey.get(key) : undefined;
+    const el = ref ? ref.deref() : undefined;
+    if (!el) {
+      if (ref) state.byKey.delete(key);
+      return null;
+    }
+    return el.isConnected ? el : null;
+  }
+
+  function pruneKeys() {
+    for (const [key, ref] of state.byKey) if (!ref.deref()) state.byKey.delete(key);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Per-call caches.
+
+  const run = { styles: new Map(), props: new Map(), excluded: new Map(), roles: new Map(), editable: new Map(),
+    focused: null };
+
+  function view(node) {
+    return (node.ownerDocument || node).defaultView || window;
+  }
+
+  // One getComputedStyle per element per call: the declaration is live, so later reads of it cost no new style
+  // resolution as long as nothing writes to the DOM in between (and nothing here does before all reads are done).
+  function style(el) {
+    let s = run.styles.get(el);
+    if (s === undefined) {
+      s = view(el).getComputedStyle(el);
+      run.styles.set(el, s);
+    }
+    return s;
+  }
+
+  // The handful of computed properties the walkers look at, read once per element into a plain object: every read
+  // of a CSSStyleDeclaration property is a trip through the CSSOM, and the same element is asked several times.
+  const NOT_RENDERED = Object.freeze({ display: "none", visibility: "hidden", opacity: "1", position: "static",
+    overflowX: "visible", overflowY: "visible", clip: "auto", clipPath: "none", cursor: "auto",
+    contentVisibility: "visible" });
+
+  function props(el) {
+    let p = run.props.get(el);
+    if (p === undefined) {
+      const s = style(el);
+      const display = s.display;
+      if (display === "none") {
+        p = NOT_RENDERED;
+      } else {
+        const position = s.position;
+        p = {
+          display,
+          visibility: s.visibility,
+          opacity: s.opacity,
+          position,
+          overflowX: s.overflowX,
+          overflowY: s.overflowY,
+          // clip only applies to absolutely positioned boxes.
+          clip: position === "absolute" || position === "fixed" ? s.clip : "auto",
+          clipPath: s.clipPath,
+          cursor: s.cursor,
+          contentVisibility: s.contentVisibility,
+        };
+      }
+      run.props.set(el, p);
+    }
+    return p;
+  }
+
+  // isContentEditable costs a style lookup; most documents have no editable content at all.
+  function mayBeEditable(el) {
+    const doc = el.ownerDocument;
+    let editable = run.editable.get(doc);
+    if (editable === undefined) {
+      editable = doc.designMode === "on" || !!doc.querySelector("[contenteditable]");
+      run.editable.set(doc, editable);
+    }
+    return editable && el.isContentEditable;
+  }
+
+  function isEditingHost(el) {
+    return mayBeEditable(el) && !(el.parentElement && el.parentElement.isContentEditable);
+  }
+
+  function isHTML(el, name) {
+    return el.namespaceURI === HTML_NS && (name === undefined || el.localName === name);
+  }
+
+  function collapse(text) {
+    return text ? text.replace(ASCII_WS, " ").trim() : "";
+  }
+
+  // Names keep U+00A0 at their ends when an author put it there (aria-label="label&nbsp;"): only ASCII whitespace
+  // is collapsed and trimmed.
+  function collapseName(text) {
+    return text ? trimAscii(text.replace(ASCII_WS, " ")) : "";
+  }
+
+  function trimAscii(text) {
+    return text.replace(/^[ \t\n\f\r]+|[ \t\n\f\r]+$/g, "");
+  }
+
+  function nonBlank(text) {
+    return !!text && trimAscii(text) !== "";
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // The flat tree: shadow roots replace their host's children, slots show their assigned nodes.
+
+  function flatChildren(el) {
+    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    if (el.localName === "slot" && isHTML(el)) {
+      const assigned = el.assignedNodes();
+      return assigned.length ? assigned : el.childNodes;
+    }
+    return el.childNodes;
+  }
+
+  function flatParent(node) {
+    if (node.assignedSlot) return node.assignedSlot;
+    const parent = node.parentNode;
+    if (!parent) return null;
+    if (parent.nodeType === 11) return parent.host || null;
+    return parent.nodeType === 1 ? parent : null;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Hidden-ness, as the accessible-name computation sees it.
+
+  // Whether `el` and its whole subtree are out of the accessibility tree: display:none or aria-hidden="true" on it
+  // or a flat-tree ancestor, or not rendered at all (content of a closed <details>, of content-visibility:hidden,
+  // a host's light child that no slot shows). Memoised per call; the snapshot walk fills it top-down.
+  function excluded(el) {
+    let hidden = run.excluded.get(el);
+    if (hidden === undefined) {
+      hidden = excludesItself(el);
+      if (!hidden) {
+        const parent = flatParent(el);
+        hidden = parent ? excluded(parent) || hidesChild(parent, el) : false;
+      }
+      run.excluded.set(el, hidden);
+    }
+    return hidden;
+  }
+
+  function excludesItself(el) {
+    return el.getAttribute("aria-hidden") === "true" || props(el).display === "none";
+  }
+
+  function hidesChild(parent, child) {
+    if (isHTML(parent, "details") && !parent.open) return !isDetailsSummary(parent, child);
+    if (parent.shadowRoot && child.parentNode === parent && !child.assignedSlot) return true;
+    return props(parent).contentVisibility === "hidden";
+  }
+
+  function isDetailsSummary(details, el) {
+    if (!isHTML(el, "summary") || el.parentElement !== details) return false;
+    for (const child of details.children) if (isHTML(child, "summary")) return child === el;
+    return false;
+  }
+
+  function visibilityHidden(el) {
+    return props(el).visibility !== "visible";
+  }
+
+  function hiddenForName(el) {
+    return excluded(el) || visibilityHidden(el);
+  }
+
+  function textHidden(text) {
+    const parent = flatParent(text);
+    return parent ? hiddenForName(parent) : false;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Roles (HTML-AAM implicit roles, explicit role = first valid token).
+
+  function roleOf(el) {
+    let role = run.roles.get(el);
+    if (role === undefined) {
+      role = computeRole(el);
+      run.roles.set(el, role);
+    }
+    return role;
+  }
+
+  function computeRole(el) {
+    const explicit = explicitRole(el);
+    // role="none" loses to focusability and global ARIA attributes (ARIA's presentational-role conflict rule).
+    if (explicit && !(explicit === "none" && (isFocusable(el) || hasGlobalAria(el)))) return explicit;
+    return implicitRole(el);
+  }
+
+  function explicitRole(el) {
+    const attr = el.getAttribute("role");
+    if (!attr) return null;
+    for (const token of attr.trim().toLowerCase().split(/\s+/)) {
+      if (ARIA_ROLES.has(token) || /^doc-[a-z]+$/.test(token)) {
+        if (token === "presentation") return "none";
+        if (token === "image") return "img";
+        if (token === "directory") return "list";
+        return token;
+      }
+    }
+    return null;
+  }
+
+  function hasGlobalAria(el) {
+    for (const name of GLOBAL_ARIA) if (el.hasAttribute(name)) return true;
+    return false;
+  }
+
+  function isFocusable(el) {
+    if (el.hasAttribute("tabindex")) return true;
+    if (!isHTML(el)) return false;
+    switch (el.localName) {
+      case "a": case "area": return el.hasAttribute("href");
+      case "button": case "select": case "textarea": return !el.disabled;
+      case "input": return el.type !== "hidden" && !el.disabled;
+      case "summary": return isDetailsSummary(el.parentElement, el);
+      case "iframe": return true;
+      default: return isEditingHost(el);
+    }
+  }
+
+  function implicitRole(el) {
+    if (el.namespaceURI === SVG_NS) {
+      if (el.localName === "svg") return "img";
+      if (el.localName === "a" && (el.hasAttribute("href") || el.hasAttribute("xlink:href"))) return "link";
+      return "none";
+    }
+    if (el.namespaceURI === MATHML_NS) return el.localName === "math" ? "math" : "generic";
+    if (!isHTML(el)) return "generic";
+    switch (el.localName) {
+      case "a": return el.hasAttribute("href") ? "link" : "generic";
+      case "area": return el.hasAttribute("href") ? "link" : "none";
+      case "address": return "group";
+      case "article": return "article";
+      case "aside": return insideSectioning(el, "article,aside,nav,section") && !hasAuthorName(el) ? "generic" : "complementary";
+      case "blockquote": return "blockquote";
+      case "button": return "button";
+      case "caption": case "figcaption": return "caption";
+      case "code": return "code";
+      case "datalist": return "listbox";
+      case "dd": return "definition";
+      case "del": case "s": return "deletion";
+      case "details": case "fieldset": case "hgroup": case "optgroup": return "group";
+      case "dfn": case "dt": return "term";
+      case "dialog": return "dialog";
+      case "dl": case "menu": case "ol": case "ul": return "list";
+      case "em": return "emphasis";
+      case "figure": return "figure";
+      case "footer": return insideSectioning(el, LANDMARK_SCOPES) ? "generic" : "contentinfo";
+      case "header": return insideSectioning(el, LANDMARK_SCOPES) ? "generic" : "banner";
+      case "form": return hasAuthorName(el) ? "form" : "generic";
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
+      case "hr": return "separator";
+      case "html": return "document";
+      case "iframe": case "frame": return "iframe";
+      case "img": return imageRole(el);
+      case "input": return inputRole(el);
+      case "ins": return "insertion";
+      case "li": return "listitem";
+      case "main": return "main";
+      case "mark": return "mark";
+      case "math": return "math";
+      case "meter": return "meter";
+      case "nav": return "navigation";
+      case "option": return "option";
+      case "output": return "status";
+      case "p": return "paragraph";
+      case "progress": return "progressbar";
+      case "search": return "search";
+      case "section": return hasAuthorName(el) ? "region" : "generic";
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "strong": return "strong";
+      case "sub": return "subscript";
+      case "sup": return "superscript";
+      case "summary": return "button";
+      case "table": return "table";
+      case "tbody": case "thead": case "tfoot": return "rowgroup";
+      case "td": return insideGrid(el) ? "gridcell" : "cell";
+      case "th": return headerCellRole(el);
+      case "textarea": return "textbox";
+      case "time": return "time";
+      case "tr": return "row";
+      default: return isEditingHost(el) ? "textbox" : "generic";
+    }
+  }
+
+  const LANDMARK_SCOPES = "article,aside,main,nav,section,[role=article],[role=complementary],[role=main]," +
+    "[role=navigation],[role=region]";
+
+  function insideSectioning(el, selector) {
+    const parent = el.parentElement;
+    return !!(parent && parent.closest(selector));
+  }
+
+  function hasAuthorName(el) {
+    return nonBlank(el.getAttribute("aria-label")) || idrefs(el, "aria-labelledby").length > 0 ||
+      nonBlank(el.getAttribute("title"));
+  }
+
+  function imageRole(el) {
+    // alt="" marks a decorative image, unless something else says it is meant to be perceived.
+    if (el.getAttribute("alt") === "" && !el.hasAttribute("title") && !hasGlobalAria(el) && !isFocusable(el)) {
+      return "none";
+    }
+    return "img";
+  }
+
+  function inputRole(el) {
+    const list = el.hasAttribute("list") && el.list;
+    switch (el.type) {
+      case "button": case "image": case "reset": case "submit": case "file": case "color": return "button";
+      case "checkbox": return el.hasAttribute("switch") ? "switch" : "checkbox";
+      case "radio": return "radio";
+      case "range": return "slider";
+      case "number": return "spinbutton";
+      case "search": return list ? "combobox" : "searchbox";
+      case "hidden": return "none";
+      case "email": case "tel": case "text": case "url": return list ? "combobox" : "textbox";
+      default: return "textbox";
+    }
+  }
+
+  function insideGrid(cell) {
+    const table = cell.closest("table");
+    const role = table && explicitRole(table);
+    return role === "grid" || role === "treegrid";
+  }
+
+  function headerCellRole(th) {
+    const scope = (th.getAttribute("scope") || "").toLowerCase();
+    if (scope === "row" || scope === "rowgroup") return "rowheader";
+    if (scope === "col" || scope === "colgroup") return "columnheader";
+    // No scope: a header in <thead> or in a row of headers labels its column; the first cell of a row that also
+    // holds data cells labels its row.
+    const row = th.parentElement;
+    if (!row || (row.parentElement && row.parentElement.localName === "thead")) return "columnheader";
+    let hasData = false;
+    for (const cell of row.children) if (cell.localName === "td") hasData = true;
+    return hasData && row.firstElementChild === th ? "rowheader" : "columnheader";
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Accessible name and description (W3C accname 1.2, with HTML-AAM's host-language rules).
+
+  function idrefs(el, attr) {
+    const value = el.getAttribute(attr);
+    if (!value) return [];
+    const root = el.getRootNode();
+    const lookup = root.getElementById ? root : el.ownerDocument;
+    const out = [];
+    for (const id of value.trim().split(/\s+/)) {
+      const target = id && lookup.getElementById(id);
+      if (target) out.push(target);
+    }
+    return out;
+  }
+
+  // Elements the host language can name without ARIA (labels, alt, legend, caption, value...).
+  const NATIVELY_NAMED = new Set(["input", "select", "textarea", "button", "img", "area", "fieldset", "table",
+    "figure", "optgroup", "option", "meter", "output", "progress", "iframe", "frame", "svg"]);
+
+  function accessibleName(el) {
+    // Most elements (generic containers, paragraphs, lists...) can only be named by their author: skip the full
+    // computation when they carry nothing that could name them.
+    if (!NAME_FROM_CONTENT.has(roleOf(el)) && !NATIVELY_NAMED.has(el.localName) && el.namespaceURI !== SVG_NS &&
+      !el.hasAttribute("aria-label") && !el.hasAttribute("aria-labelledby") && !el.hasAttribute("title")) {
+      return "";
+    }
+    const c = { root: el, visited: new Set(), inReference: false, includeHidden: false, recursion: false };
+    return collapseName(textAlternative(el, c));
+  }
+
+  function accessibleDescription(el, name) {
+    const refs = idrefs(el, "aria-describedby");
+    if (refs.length) {
+      const visited = new Set([el]);
+      const parts = refs.map((ref) => textAlternative(ref, {
+        root: el, visited, inReference: true, recursion: true, includeHidden: hiddenForName(ref),
+      }));
+      const text = collapse(parts.join(" "));
+      if (text) return text;
+    }
+    const description = collapse(el.getAttribute("aria-description"));
+    if (description) return description;
+    // A title that did not end up as the name is the description (HTML-AAM).
+    const title = collapse(el.getAttribute("title"));
+    return title && title !== name ? title : "";
+  }
+
+  // accname's "compute the text alternative of the current node". `c` carries the traversal: the root whose name
+  // is being computed, the nodes already used (each contributes once), whether we are inside an
+  // aria-labelledby/-describedby traversal, whether hidden nodes count (the referenced node was itself hidden),
+  // and whether this is recursion rather than the root.
+  function textAlternative(node, c) {
+    if (node.nodeType === 3) return c.includeHidden || !textHidden(node) ? node.data : "";
+    if (node.nodeType !== 1) return "";
+    const el = node;
+
+    // 2A: hidden, and not reached through a reference to a hidden node.
+    if (!c.includeHidden) {
+      if (excluded(el)) return "";
+      // visibility:hidden hides the element's own text, but a descendant may be visibility:visible again.
+      if (visibilityHidden(el)) return c.recursion ? contentText(el, c) : "";
+    }
+
+    // 2B: aria-labelledby.
+    if (!c.inReference) {
+      const labelled = labelledByText(el, c);
+      if (labelled !== null && nonBlank(labelled)) return labelled;
+    }
+    c.visited.add(el);
+
+    const role = roleOf(el);
+    // 2C: a control embedded in the label of another widget contributes its value.
+    if (c.recursion && el !== c.root) {
+      const embedded = embeddedControlText(el, role, c);
+      if (embedded !== null) return embedded;
+    }
+
+    // 2D: aria-label (ignored on <slot>, which is only a placeholder for its assigned nodes).
+    if (!isHTML(el, "slot")) {
+      const label = el.getAttribute("aria-label");
+      if (nonBlank(label)) return trimAscii(label);
+    }
+
+    const presentational = role === "none";
+    // 2E: the host language's own labelling (label elements, alt, legend, caption, value of buttons...).
+    if (!presentational) {
+      const native = hostLanguageText(el, c);
+      if (nonBlank(native)) return native;
+    }
+
+    // 2F-2H: name from content, for roles that allow it and for everything inside a name being computed. At the
+    // root, content is trimmed like rendered text (a leading &nbsp; goes too).
+    let content = "";
+    if (c.recursion || NAME_FROM_CONTENT.has(role)) {
+      content = contentText(el, c);
+      if (c.recursion ? nonBlank(content) : content.trim() !== "") return c.recursion ? content : content.trim();
+    }
+
+    // 2I: tooltip, then the HTML-AAM last resorts.
+    if (!presentational) {
+      const title = el.getAttribute("title");
+      if (nonBlank(title)) return trimAscii(title);
+      if (!c.recursion && isTextField(el)) {
+        const placeholder = el.getAttribute("placeholder") || el.getAttribute("aria-placeholder");
+        if (nonBlank(placeholder)) return trimAscii(placeholder);
+      }
+      if (!c.recursion && isHTML(el, "input") && el.type === "image") return "Submit";
+    }
+    // Inside a name, whitespace-only content still separates its neighbours.
+    return c.recursion ? content : "";
+  }
+
+  // aria-labelledby's text, or null when the element names no existing element.
+  function labelledByText(el, c) {
+    const refs = idrefs(el, "aria-labelledby");
+    if (!refs.length) return null;
+    const parts = [];
+    for (const ref of refs) {
+      if (c.visited.has(ref)) continue;
+      c.visited.add(ref);
+      // A referenced node that is hidden is named with its whole subtree, hidden parts included.
+      const includeHidden = c.includeHidden || hiddenForName(ref);
+      parts.push(trimAscii(textAlternative(ref, { ...c, inReference: true, recursion: true, includeHidden })));
+    }
+    return parts.filter(Boolean).join(" ");
+  }
+
+  function isTextField(el) {
+    if (isHTML(el, "textarea")) return true;
+    return isHTML(el, "input") && TEXT_INPUT_TYPES.has(el.type);
+  }
+
+  function embeddedControlText(el, role, c) {
+    if (role === "textbox" || role === "searchbox") {
+      if (isHTML(el, "input")) return el.type === "password" ? "" : el.value;
+      if (isHTML(el, "textarea")) return el.value;
+      return el.textContent;
+    }
+    if (role === "combobox" || role === "listbox") {
+      if (isHTML(el, "select")) {
+        return Array.from(el.selectedOptions, (option) => option.label || option.text).join(" ");
+      }
+      if (isHTML(el, "input")) return el.value;
+      const chosen = chosenOptions(el);
+      if (chosen.length) return chosen.map((option) => contentText(option, c)).join(" ");
+      return role === "listbox" ? "" : contentText(el, c);
+    }
+    if (RANGE_ROLES.has(role)) {
+      const valueText = el.getAttribute("aria-valuetext");
+      if (nonBlank(valueText)) return trimAscii(valueText);
+      const now = el.getAttribute("aria-valuenow");
+      if (nonBlank(now)) return trimAscii(now);
+      if (isHTML(el, "input") || isHTML(el, "progress") || isHTML(el, "meter")) return String(el.value);
+      return "";
+    }
+    // A menu in a label is a popup, not text; its items are not part of the label.
+    if (role === "menu") return "";
+    return null;
+  }
+
+  // The selected options of an ARIA combobox or listbox: among its descendants and the elements it owns or
+  // controls (where the popup listbox of a combobox usually lives).
+  function chosenOptions(el) {
+    const scopes = [el, ...idrefs(el, "aria-owns"), ...idrefs(el, "aria-controls")];
+    const out = [];
+    for (const scope of scopes) {
+      const candidates = [scope, ...scope.querySelectorAll("[role~=option]")];
+      for (const candidate of candidates) {
+        if (candidate.getAttribute("aria-selected") === "true" && roleOf(candidate) === "option") out.push(candidate);
+      }
+      for (const owner of scope.querySelectorAll("[aria-owns]")) {
+        for (const owned of idrefs(owner, "aria-owns")) {
+          for (const candidate of [owned, ...owned.querySelectorAll("[role~=option]")]) {
+            if (candidate.getAttribute("aria-selected") === "true" && roleOf(candidate) === "option") out.push(candidate);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  function hostLanguageText(el, c) {
+    if (el.namespaceURI === SVG_NS) {
+      for (const child of el.children) {
+        if (child.localName === "title" && child.namespaceURI === SVG_NS) return child.textContent;
+      }
+      return "";
+    }
+    if (!isHTML(el)) return "";
+    switch (el.localName) {
+      case "input": {
+        const type = el.type;
+        if (type === "button" || type === "submit" || type === "reset") {
+          if (el.hasAttribute("value")) return el.value;
+          return type === "submit" ? "Submit" : type === "reset" ? "Reset" : "";
+        }
+        if (type === "image") {
+          const alt = el.getAttribute("alt");
+          if (nonBlank(alt)) return alt;
+          const labels = labelsText(el, c);
+          if (nonBlank(labels)) return labels;
+          return el.getAttribute("value") || "";
+        }
+        return labelsText(el, c);
+      }
+      case "button": case "select": case "textarea": case "meter": case "output": case "progress":
+        return labelsText(el, c);
+      case "img": case "area":
+        return el.getAttribute("alt") || "";
+      case "fieldset":
+        return childText(el, "legend", c);
+      case "table":
+        return childText(el, "caption", c);
+      case "figure":
+        return childText(el, "figcaption", c);
+      case "optgroup":
+        return el.getAttribute("label") || "";
+      case "option":
+        return el.hasAttribute("label") ? el.label : "";
+      default:
+        return "";
+    }
+  }
+
+  function labelsText(el, c) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return "";
+    const parts = [];
+    for (const label of labels) {
+      if (c.visited.has(label)) continue;
+      // Like a reference, a hidden label still names its control.
+      const includeHidden = c.includeHidden || hiddenForName(label);
+      parts.push(textAlternative(label, { ...c, recursion: true, includeHidden }));
+    }
+    return parts.join(" ");
+  }
+
+  function childText(el, tag, c) {
+    for (const child of el.children) {
+      if (isHTML(child, tag)) return c.visited.has(child) ? "" : textAlternative(child, { ...c, recursion: true });
+    }
+    return "";
+  }
+
+  // Name from content: ::before, the flat-tree children (and aria-owns'd elements), ::after. Children rendered as
+  // blocks (anything but display:inline) are set apart by spaces; inline ones are joined as they render.
+  function contentText(el, c) {
+    const rc = c.recursion ? c : { ...c, recursion: true };
+    let out = pseudoText(el, "::before");
+    const children = Array.from(flatChildren(el));
+    for (const owned of idrefs(el, "aria-owns")) if (!children.includes(owned)) children.push(owned);
+    const svgParent = el.namespaceURI === SVG_NS;
+    for (const child of children) {
+      if (child.nodeType === 3) {
+        out += textAlternative(child, rc);
+        continue;
+      }
+      if (child.nodeType !== 1 || SKIPPED_TAGS.has(child.localName)) continue;
+      if (svgParent && (child.localName === "title" || child.localName === "desc")) continue;
+      if (isHTML(child, "br")) {
+        out += " ";
+        continue;
+      }
+      let text;
+      if (rc.visited.has(child)) {
+        // Already used in this computation; only its own aria-labelledby (with the used nodes skipped) remains.
+        text = rc.inReference ? "" : labelledByText(child, rc) || "";
+      } else {
+        text = textAlternative(child, rc);
+      }
+      out += isInline(child) ? text : " " + text + " ";
+    }
+    return out + pseudoText(el, "::after");
+  }
+
+  function isInline(el) {
+    const display = props(el).display;
+    return display === "inline" || display === "contents" || display === "none";
+  }
+
+  function pseudoText(el, which) {
+    if (el.namespaceURI !== HTML_NS) return "";
+    const ps = view(el).getComputedStyle(el, which);
+    const content = ps.content;
+    if (!content || content === "none" || content === "normal" || ps.display === "none") return "";
+    const text = cssContentText(content);
+    if (!text) return "";
+    return ps.display === "inline" ? text : " " + text + " ";
+  }
+
+  // The text of a computed `content` value: its strings (attr() is already resolved in computed values), or, when
+  // the value carries alternative text after a "/", that alternative instead. Images and counters contribute
+  // nothing.
+  function cssContentText(content) {
+    let rendered = "";
+    let alternative = null;
+    let i = 0;
+    const n = content.length;
+    while (i < n) {
+      const ch = content[i];
+      if (ch === '"' || ch === "'") {
+        let value = "";
+        i++;
+        while (i < n && content[i] !== ch) {
+          if (content[i] === "\\") {
+            const hex = /^[0-9a-fA-F]{1,6}[ \t\n]?/.exec(content.slice(i + 1, i + 8));
+            if (hex) {
+              value += String.fromCodePoint(parseInt(hex[0], 16) || 0xfffd);
+              i += 1 + hex[0].length;
+            } else {
+              value += content[i + 1] || "";
+              i += 2;
+            }
+          } else {
+            value += content[i++];
+          }
+        }
+        i++;
+        if (alternative === null) rendered += value;
+        else alternative += value;
+      } else if (ch === "/") {
+        alternative = "";
+        i++;
+      } else if (ch === "(") {
+        // Skip a function's arguments (url(), counter(), image-set()...), quoted parts included.
+        let depth = 1;
+        i++;
+        while (i < n && depth) {
+          const inner = content[i];
+          if (inner === '"' || inner === "'") {
+            i++;
+            while (i < n && content[i] !== inner) i += content[i] === "\\" ? 2 : 1;
+          } else if (inner === "(") depth++;
+          else if (inner === ")") depth--;
+          i++;
+        }
+      } else {
+        i++;
+      }
+    }
+    return alternative === null ? rendered : alternative;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // States, level, value.
+
+  function deepActiveElement() {
+    let active = document.activeElement;
+    for (;;) {
+      if (!active) return null;
+      if (active.shadowRoot && active.shadowRoot.activeElement) {
+        active = active.shadowRoot.activeElement;
+      } else if ((active.localName === "iframe" || active.localName === "frame") && safeContentDocument(active)) {
+        const inner = safeContentDocument(active).activeElement;
+        if (!inner || inner === inner.ownerDocument.body) return active;
+        active = inner;
+      } else {
+        break;
+      }
+    }
+    return active === document.body ? null : active;
+  }
+
+  function safeContentDocument(frame) {
+    try {
+      return frame.contentDocument || null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function statesOf(el, role, inherited) {
+    const found = new Set();
+    const aria = (name) => el.getAttribute(name);
+    const html = isHTML(el);
+
+    if (CHECKABLE_ROLES.has(role) || el.hasAttribute("aria-checked")) {
+      let checked = null;
+      if (html && el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) {
+        checked = el.indeterminate && el.type === "checkbox" ? "mixed" : el.checked ? "true" : "false";
+      } else {
+        checked = aria("aria-checked");
+        if (checked === null && CHECKABLE_ROLES.has(role)) checked = "false";
+      }
+      if (checked === "true") found.add("checked");
+      else if (checked === "mixed") found.add("mixed");
+      else if (checked === "false") found.add("unchecked");
+    }
+    if (aria("aria-selected") === "true" || (html && el.localName === "option" && el.selected)) found.add("selected");
+    const pressed = aria("aria-pressed");
+    if (pressed === "true") found.add("pressed");
+    else if (pressed === "mixed") found.add("mixed");
+
+    const expanded = aria("aria-expanded");
+    if (expanded === "true") found.add("expanded");
+    else if (expanded === "false") found.add("collapsed");
+    else if (html && el.localName === "summary" && isDetailsSummary(el.parentElement, el)) {
+      found.add(el.parentElement.open ? "expanded" : "collapsed");
+    } else if (html && el.localName === "details") {
+      found.add(el.open ? "expanded" : "collapsed");
+    }
+
+    if (inherited.disabled || aria("aria-disabled") === "true" || (html && nativelyDisabled(el))) found.add("disabled");
+    if (aria("aria-readonly") === "true" || (html && (el.localName === "input" || el.localName === "textarea") &&
+      el.readOnly && (el.localName === "textarea" || TEXT_INPUT_TYPES.has(el.type)))) found.add("readonly");
+    if (aria("aria-required") === "true" || (html && (el.localName === "input" || el.localName === "select" ||
+      el.localName === "textarea") && el.required)) found.add("required");
+    const invalid = aria("aria-invalid");
+    if ((invalid && invalid !== "false") || (html && (el.localName === "input" || el.localName === "select" ||
+      el.localName === "textarea") && matches(el, ":user-invalid"))) found.add("invalid");
+    if (el === run.focused) found.add("focused");
+    if ((role === "dialog" || role === "alertdialog") &&
+      (aria("aria-modal") === "true" || (html && el.localName === "dialog" && matches(el, ":modal")))) {
+      found.add("modal");
+    }
+    if (aria("aria-multiselectable") === "true" || (html && el.localName === "select" && el.multiple)) {
+      found.add("multiselectable");
+    }
+    return STATE_ORDER.filter((token) => found.has(token));
+  }
+
+  function nativelyDisabled(el) {
+    switch (el.localName) {
+      case "button": case "input": case "select": case "textarea": case "optgroup": case "option": case "fieldset":
+        return matches(el, ":disabled");
+      default:
+        return false;
+    }
+  }
+
+  function matches(el, selector) {
+    try {
+      return el.matches(selector);
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function levelOf(el, role) {
+    const attr = parseInt(el.getAttribute("aria-level"), 10);
+    if (attr >= 1 && (role === "heading" || role === "treeitem" || role === "listitem" || role === "row" ||
+      role === "comment")) return attr;
+    if (role !== "heading") return null;
+    const match = isHTML(el) && /^h([1-6])$/.exec(el.localName);
+    return match ? Number(match[1]) : 2;
+  }
+
+  function valueOf(el, role) {
+    const html = isHTML(el);
+    if (html && el.localName === "input" && el.type === "file") {
+      return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : "";
+    }
+    if (html && el.localName === "input" && el.type === "color") return el.value;
+    if (!VALUE_ROLES.has(role)) return null;
+    if (RANGE_ROLES.has(role)) {
+      const valueText = el.getAttribute("aria-valuetext");
+      if (nonBlank(valueText)) return collapse(valueText);
+      const now = el.getAttribute("aria-valuenow");
+      if (nonBlank(now)) return collapse(now);
+      if (html && el.localName === "input") return el.value;
+      if (html && el.localName === "progress") return el.position === -1 ? null : String(el.value);
+      if (html && el.localName === "meter") return String(el.value);
+      return null;
+    }
+    if (html && el.localName === "input") {
+      // Never a password: only whether the field is filled.
+      if (el.type === "password") return el.value ? "•••" : "";
+      return collapse(el.value);
+    }
+    if (html && el.localName === "textarea") return collapse(el.value);
+    if (html && el.localName === "select") {
+      return collapse(Array.from(el.selectedOptions, (option) => option.label || option.text).join(", "));
+    }
+    return collapse(el.textContent);
+  }
+
+  function isInteractive(el, role, p, parentPointer) {
+    if (INTERACTIVE_ROLES.has(role)) return true;
+    if (role !== "iframe" && isFocusable(el) && el.tabIndex >= 0 && !(isHTML(el) && nativelyDisabled(el))) return true;
+    if (mayBeEditable(el)) return true;
+    if (isHTML(el, "summary")) return true;
+    // Pages wire clicks to plain elements; a pointer cursor that starts here (not inherited) is the usual tell.
+    if (p && p.cursor === "pointer" && !parentPointer) return true;
+    return el.hasAttribute("onclick");
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Geometry: boxes, clips, visibility.
+  //
+  // A clip is [x0, y0, x1, y1] in top-level viewport coordinates. Each element carries two: `hard`, what
+  // overflow:hidden/clip ancestors (and clip/clip-path) leave visible, which decides visibility; and `view`, which
+  // also cuts at scroll containers and the viewport, and decides in-viewport. Which ancestors clip an element
+  // depends on its containing block, so three pairs travel down: for in-flow, absolute and fixed descendants.
+
+  function intersect(a, b) {
+    const x0 = Math.max(a[0], b[0]);
+    const y0 = Math.max(a[1], b[1]);
+    const x1 = Math.min(a[2], b[2]);
+    const y1 = Math.min(a[3], b[3]);
+    return x1 > x0 && y1 > y0 ? [x0, y0, x1, y1] : EMPTY;
+  }
+
+  function overlaps(box, clip) {
+    return box[2] > 0 && box[3] > 0 && box[0] < clip[2] && box[1] < clip[3] && box[0] + box[2] > clip[0] &&
+      box[1] + box[3] > clip[1];
+  }
+
+  function hasArea(box) {
+    return box[2] > 0 && box[3] > 0 && (box[2] > 1 || box[3] > 1);
+  }
+
+  function viewportSize(win) {
+    const doc = win.document;
+    const scroller = doc.compatMode === "BackCompat" && doc.body ? doc.body : doc.documentElement;
+    return { width: scroller ? scroller.clientWidth : win.innerWidth, height: scroller ? scroller.clientHeight : win.innerHeight };
+  }
+
+  // The clip/clip-path idioms that hide content while keeping it rendered ("visually hidden").
+  function clipsAway(p) {
+    const clip = p.clip;
+    if (clip !== "auto") {
+      const nums = clip.match(/-?[\d.]+(?=px)/g);
+      if (nums && nums.length === 4) {
+        const [top, right, bottom, left] = nums.map(Number);
+        if (right - left <= 1 || bottom - top <= 1) return true;
+      }
+    }
+    const clipPath = p.clipPath;
+    if (clipPath !== "none") {
+      if (/^inset\(\s*(50%|[5-9]\d%|100%)/.test(clipPath)) return true;
+      if (/^(circle|ellipse)\(\s*0(px|%)?[\s)]/.test(clipPath)) return true;
+    }
+    return false;
+  }
+
+  function clipsOverflow(p) {
+    return p.overflowX !== "visible" || p.overflowY !== "visible";
+  }
+
+  function hardClipsOverflow(p) {
+    const x = p.overflowX;
+    const y = p.overflowY;
+    return x === "hidden" || x === "clip" || y === "hidden" || y === "clip";
+  }
+
+  function frameOrigin(frame, box) {
+    const s = style(frame);
+    return [box[0] + frame.clientLeft + (parseFloat(s.paddingLeft) || 0),
+      box[1] + frame.clientTop + (parseFloat(s.paddingTop) || 0)];
+  }
+
+  // The scope of a frame's top: nothing inherited, the frame's clips for every kind of box.
+  function topScope(dx, dy, clip) {
+    const pair = { hard: clip.hard, view: clip.view };
+    return {
+      flow: pair, abs: pair, fixed: pair, dx, dy, ariaHidden: false, inert: false, transparent: false,
+      disabled: false, pointer: false, dropdown: null, hidden: false, hiddenContentOf: null,
+    };
+  }
+
+  const HIDDEN_INFO = { p: NOT_RENDERED, box: null, excludedHere: true, selfVisible: false, areaVisible: false,
+    inView: false, textFlags: false, child: null };
+
+  // Everything the walkers need to know about one element before its children: its computed properties, its box,
+  // its own visibility flags and the scope its children see. `excludedHere` marks a subtree without boxes.
+  function enter(el, scope) {
+    if (scope.hidden) {
+      run.excluded.set(el, true);
+      return { ...HIDDEN_INFO, child: scope };
+    }
+    const p = props(el);
+    if (p.display === "none") {
+      run.excluded.set(el, true);
+      return { ...HIDDEN_INFO, child: { ...scope, hidden: true } };
+    }
+    const ariaHidden = el.getAttribute("aria-hidden") === "true";
+    run.excluded.set(el, scope.ariaHidden || ariaHidden);
+    let box = null;
+    if (p.display !== "contents") {
+      const r = el.getBoundingClientRect();
+      box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
+    }
+    const position = p.position;
+    const clips = position === "fixed" ? scope.fixed : position === "absolute" ? scope.abs : scope.flow;
+    const transparent = p.opacity === "0";
+    const inert = el.hasAttribute("inert");
+    const clippedAway = clipsAway(p);
+    const selfVisible = !scope.ariaHidden && !ariaHidden && !scope.inert && !inert && !scope.transparent &&
+      !transparent && !clippedAway && p.visibility === "visible";
+    const areaVisible = !!box && hasArea(box) && overlaps(box, clips.hard);
+    const inView = areaVisible && overlaps(box, intersect(clips.hard, clips.view));
+    const child = childScope(el, scope, p, box, clips, { ariaHidden, inert, transparent, clippedAway });
+    return { p, box, excludedHere: false, selfVisible, areaVisible, inView, textFlags: selfVisible, child };
+  }
+
+  // What an element passes down: inherited flags and the clips for its in-flow, absolute and fixed descendants.
+  // Most elements change none of it, and share their parent's scope.
+  function childScope(el, scope, p, box, clips, own) {
+    const overflow = clipsOverflow(p);
+    const positioned = p.position !== "static";
+    const ariaDisabled = el.getAttribute("aria-disabled") === "true";
+    const pointer = p.cursor === "pointer";
+    // Content hidden by its element (closed <details>, content-visibility:hidden) is laid out but not rendered.
+    const hidesContent = p.contentVisibility === "hidden" || (isHTML(el, "details") && !el.open);
+    if (!overflow && !positioned && !own.clippedAway && !own.ariaHidden && !own.inert && !own.transparent &&
+      !ariaDisabled && !hidesContent && pointer === scope.pointer && clips === scope.flow &&
+      !scope.hiddenContentOf) {
+      return scope;
+    }
+    let flow = clips;
+    if (own.clippedAway) {
+      flow = { hard: EMPTY, view: EMPTY };
+    } else if (overflow && box) {
+      const rect = [box[0], box[1], box[0] + box[2], box[1] + box[3]];
+      flow = { hard: hardClipsOverflow(p) ? intersect(clips.hard, rect) : clips.hard, view: intersect(clips.view, rect) };
+    }
+    return {
+      flow,
+      abs: positioned ? flow : scope.abs,
+      fixed: scope.fixed,
+      dx: scope.dx,
+      dy: scope.dy,
+      ariaHidden: scope.ariaHidden || own.ariaHidden,
+      inert: scope.inert || own.inert,
+      transparent: scope.transparent || own.transparent,
+      disabled: scope.disabled || ariaDisabled,
+      pointer,
+      dropdown: null,
+      hidden: false,
+      hiddenContentOf: hidesContent ? el : null,
+    };
+  }
+
+  // Whether a run of text is rendered somewhere visible: in its parent's box, or, for parents without area
+  // (zero-size boxes whose text overflows, display:contents), where the text itself lands.
+  function textRunVisible(nodes, info, scope) {
+    if (!info.textFlags || scope.hidden || scope.hiddenContentOf || scope.dropdown) return null;
+    if (info.box && hasArea(info.box)) return { visible: info.areaVisible, inView: info.inView };
+    const range = nodes[0].ownerDocument.createRange();
+    range.setStartBefore(nodes[0]);
+    range.setEndAfter(nodes[nodes.length - 1]);
+    const r = range.getBoundingClientRect();
+    const box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
+    const clips = scope.flow;
+    const visible = hasArea(box) && overlaps(box, clips.hard);
+    return { visible, inView: visible && overlaps(box, intersect(clips.hard, clips.view)) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // snapshot
+
+  function round(n) {
+    return Math.round(n * 10) / 10;
+  }
+
+  function makeNode(role, name, key) {
+    return { role, name, key, value: null, description: "", placeholder: "", states: [], level: null, bounds: null,
+      visible: false, inViewport: false, interactive: false, children: [] };
+  }
+
+  // The same node with every field at its default left out (name "", key null, value null, description "",
+  // placeholder "", states [], level null, bounds null, visible/inViewport/interactive false, children []): about
+  // half the bytes, which matters because moving the result through BiDi costs more than computing it.
+  function sparse(node) {
+    const out = { role: node.role };
+    if (node.name) out.name = node.name;
+    if (node.key !== null) out.key = node.key;
+    if (node.value !== null) out.value = node.value;
+    if (node.description) out.description = node.description;
+    if (node.placeholder) out.placeholder = node.placeholder;
+    if (node.states.length) out.states = node.states;
+    if (node.level !== null) out.level = node.level;
+    if (node.bounds !== null) out.bounds = node.bounds;
+    if (node.visible) out.visible = true;
+    if (node.inViewport) out.inViewport = true;
+    if (node.interactive) out.interactive = true;
+    if (node.children.length) out.children = node.children.map(sparse);
+    return out;
+  }
+
+  function snapshot(options) {
+    run.focused = deepActiveElement();
+    const vp = viewportSize(window);
+    const docEl = document.documentElement;
+    const root = makeNode("document", collapse(document.title), docEl ? keyFor(docEl) : null);
+    root.bounds = [0, 0, vp.width, vp.height];
+    root.visible = true;
+    root.inViewport = true;
+    const viewClip = [0, 0, vp.width, vp.height];
+    const scope = topScope(0, 0, { hard: [-Infinity, -Infinity, Infinity, Infinity], view: viewClip });
+    const start = document.body || docEl;
+    if (start) {
+      const info = enter(start, scope);
+      root.children = walkChildren(flatChildren(start), info.child, info);
+    }
+    pruneKeys();
+    return { document: state.id, viewport: vp, root: options.sparse ? sparse(root) : root };
+  }
+
+  function walkChildren(nodes, scope, parentInfo) {
+    const out = [];
+    let run_ = [];
+    const flush = () => {
+      if (!run_.length) return;
+      const text = collapse(run_.map((t) => t.data).join(""));
+      if (text && !scope.hidden) {
+        const seen = textRunVisible(run_, parentInfo, scope);
+        if (seen && seen.visible) {
+          const node = makeNode("text", text, null);
+          node.visible = true;
+          node.inViewport = seen.inView;
+          out.push(node);
+        }
+      }
+      run_ = [];
+    };
+    for (const node of nodes) {
+      if (node.nodeType === 3) {
+        run_.push(node);
+        continue;
+      }
+      if (node.nodeType !== 1) continue;
+      flush();
+      walkElement(node, scope, out);
+    }
+    flush();
+    return out;
+  }
+
+  function walkElement(el, scope, out) {
+    const tag = el.localName;
+    if (SKIPPED_TAGS.has(tag) && (isHTML(el) || tag === "title")) return;
+    if (el.namespaceURI === SVG_NS && (tag === "title" || tag === "desc")) return;
+    if (scope.hiddenContentOf) {
+      scope = { ...scope, hidden: !isDetailsSummary(scope.hiddenContentOf, el), hiddenContentOf: null };
+    }
+    // A slot is only where its assigned nodes render: they join the host's children.
+    if (tag === "slot" && isHTML(el)) {
+      const info = enter(el, scope);
+      for (const node of walkChildren(flatChildren(el), info.child, info)) out.push(node);
+      return;
+    }
+    if (scope.dropdown) {
+      out.push(dropdownNode(el, scope));
+      return;
+    }
+
+    const info = enter(el, scope);
+    const role = roleOf(el);
+    const node = makeNode(role, "", keyFor(el));
+    if (info.box) node.bounds = [round(info.box[0]), round(info.box[1]), round(info.box[2]), round(info.box[3])];
+
+    let children = [];
+    const frameDoc = (tag === "iframe" || tag === "frame") && isHTML(el) ? safeContentDocument(el) : null;
+    if (frameDoc) {
+      children = walkFrame(el, frameDoc, info, scope);
+    } else if (role === "combobox" && isHTML(el, "select") && !info.excludedHere) {
+      // The options of a drop-down select have no boxes of their own; they are as visible as the select.
+      const child = { ...info.child, dropdown: { visible: info.selfVisible && info.areaVisible, inView: info.inView } };
+      children = walkChildren(el.children, child, info);
+    } else if (!isLeafControl(el)) {
+      children = walkChildren(flatChildren(el), info.child, info);
+    }
+    node.children = children;
+
+    let childVisible = false;
+    let childInView = false;
+    for (const child of children) {
+      if (child.visible) childVisible = true;
+      if (child.inViewport) childInView = true;
+    }
+    // An element is visible through its own painted box, or through visible children when it has no area.
+    const visible = !info.excludedHere && info.selfVisible &&
+      (info.areaVisible || (childVisible && !(info.box && hasArea(info.box))));
+    node.visible = visible;
+    node.inViewport = visible && (info.inView || (childInView && !info.areaVisible));
+    fillProperties(node, el, role, info, scope);
+    out.push(node);
+  }
+
+  function isLeafControl(el) {
+    if (!isHTML(el)) return false;
+    const tag = el.localName;
+    return tag === "input" || tag === "textarea" || tag === "img" || tag === "video" || tag === "audio" ||
+      tag === "canvas" || tag === "object" || tag === "embed" || tag === "iframe" || tag === "frame";
+  }
+
+  function dropdownNode(el, scope) {
+    const role = roleOf(el);
+    const node = makeNode(role, "", keyFor(el));
+    node.visible = scope.dropdown.visible;
+    node.inViewport = scope.dropdown.inView;
+    run.excluded.set(el, !node.visible);
+    if (role === "group") node.children = Array.from(el.children, (child) => dropdownNode(child, scope));
+    fillProperties(node, el, role, { p: null, excludedHere: !node.visible }, scope);
+    return node;
+  }
+
+  function walkFrame(frame, doc, info, scope) {
+    const body = doc.body || doc.documentElement;
+    if (!body || !info.box) return [];
+    const [ox, oy] = frameOrigin(frame, info.box);
+    const win = doc.defaultView;
+    const size = win ? viewportSize(win) : { width: 0, height: 0 };
+    const content = [ox, oy, ox + size.width, oy + size.height];
+    const outer = info.child.flow;
+    const clip = { hard: intersect(outer.hard, content), view: intersect(outer.view, content) };
+    const inner = topScope(ox, oy, clip);
+    inner.ariaHidden = info.child.ariaHidden;
+    inner.inert = info.child.inert;
+    inner.transparent = info.child.transparent;
+    inner.hidden = info.excludedHere || !info.selfVisible;
+    const bodyInfo = enter(body, inner);
+    return walkChildren(flatChildren(body), bodyInfo.child, bodyInfo);
+  }
+
+  function fillProperties(node, el, role, info, scope) {
+    node.states = statesOf(el, role, scope);
+    node.level = levelOf(el, role);
+    node.value = valueOf(el, role);
+    const placeholder = el.getAttribute("placeholder") || el.getAttribute("aria-placeholder");
+    node.placeholder = collapse(placeholder);
+    node.interactive = !info.excludedHere && isInteractive(el, role, info.p, scope.pointer);
+    if (node.visible) {
+      try {
+        node.name = accessibleName(el);
+        if (el.hasAttribute("aria-describedby") || el.hasAttribute("aria-description") || el.hasAttribute("title")) {
+          node.description = accessibleDescription(el, node.name);
+        }
+      } catch (e) {
+        node.name = collapse(el.getAttribute("aria-label"));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // element / center / scrollIntoView
+
+  // The element's border box and the part of it left visible by its clipping ancestors (following its containing
+  // blocks), by the frames it sits in and by the top-level viewport, all in top-level viewport coordinates.
+  function visibleRect(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0 && el.getClientRects().length === 0) return null;
+    let full = [r.left, r.top, r.right, r.bottom];
+    let vis = full;
+    let doc = el.ownerDocument;
+    let cur = el;
+    for (;;) {
+      let mode = style(cur).position;
+      for (let a = flatParent(cur); a; a = flatParent(a)) {
+        const s = style(a);
+        const positioned = s.position !== "static" || s.transform !== "none";
+        if (mode === "fixed" && s.transform === "none") continue;
+        if (mode === "absolute" && !positioned) continue;
+        if (clipsOverflow(s) && a !== doc.documentElement && a !== doc.body) {
+          const ar = a.getBoundingClientRect();
+          const x0 = ar.left + a.clientLeft;
+          const y0 = ar.top + a.clientTop;
+          vis = intersect(vis, [x0, y0, x0 + a.clientWidth, y0 + a.clientHeight]);
+        }
+        mode = s.position;
+      }
+      const win = doc.defaultView;
+      const size = viewportSize(win);
+      vis = intersect(vis, [0, 0, size.width, size.height]);
+      const frame = win.frameElement;
+      if (!frame) break;
+      const fr = frame.getBoundingClientRect();
+      const [ox, oy] = frameOrigin(frame, [fr.left, fr.top, fr.width, fr.height]);
+      const shift = (b) => b === EMPTY ? EMPTY : [b[0] + ox, b[1] + oy, b[2] + ox, b[3] + oy];
+      full = shift(full);
+      vis = shift(vis);
+      cur = frame;
+      doc = frame.ownerDocument;
+    }
+    return { full, vis };
+  }
+
+  function center(el) {
+    if (!el) return null;
+    let rect = visibleRect(el);
+    if (!rect) return { error: "the element has no box: it is not rendered (display:none, or inside a hidden or collapsed part of the page)" };
+    const [x0, y0, x1, y1] = rect.full;
+    const whole = rect.vis !== EMPTY && Math.abs(rect.vis[0] - x0) < 0.5 && Math.abs(rect.vis[1] - y0) < 0.5 &&
+      Math.abs(rect.vis[2] - x1) < 0.5 && Math.abs(rect.vis[3] - y1) < 0.5;
+    if (!whole) {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      run.styles.clear();
+      rect = visibleRect(el);
+      if (!rect) return { error: "the element has no box after scrolling it into view" };
+    }
+    const vis = rect.vis;
+    if (vis === EMPTY) {
+      return { error: "the element is not visible even after scrolling it into view: it has no size or is clipped by an ancestor" };
+    }
+    return { x: round((vis[0] + vis[2]) / 2), y: round((vis[1] + vis[3]) / 2) };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // setValue
+
+  function describeElement(el) {
+    const role = roleOf(el);
+    const tag = el.localName;
+    return `<${tag}${isHTML(el, "input") ? ` type=${el.type}` : ""}> (role ${role})`;
+  }
+
+  function nativeSetter(el, prop) {
+    // The prototype's own setter, from the element's window: React and friends patch the instance's property to
+    // track values, and only a write through the prototype looks like a user edit to them.
+    let proto = Object.getPrototypeOf(el);
+    while (proto) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, prop);
+      if (descriptor && descriptor.set) return descriptor.set;
+      proto = Object.getPrototypeOf(proto);
+    }
+    return null;
+  }
+
+  function fire(el, inputData) {
+    const win = view(el);
+    const input = typeof win.InputEvent === "function"
+      ? new win.InputEvent("input", { bubbles: true, composed: true, inputType: "insertReplacementText", data: inputData })
+      : new win.Event("input", { bubbles: true, composed: true });
+    el.dispatchEvent(input);
+    el.dispatchEvent(new win.Event("change", { bubbles: true }));
+  }
+
+  function setValue(el, value) {
+    if (!el) return null;
+    const html = isHTML(el);
+    const tag = el.localName;
+    if (html && (tag === "input" || tag === "select" || tag === "textarea" || tag === "button") && matches(el, ":disabled")) {
+      return { error: `the ${describeElement(el)} is disabled` };
+    }
+    const checkable = html && tag === "input" && (el.type === "checkbox" || el.type === "radio");
+    if (typeof value === "boolean" || (checkable && (value === "true" || value === "false"))) {
+      if (!checkable) return { error: `a true/false value needs a checkbox or radio button, but this is a ${describeElement(el)}` };
+      const want = value === true || value === "true";
+      if (el.checked !== want) {
+        nativeSetter(el, "checked").call(el, want);
+        el.indeterminate = false;
+        fire(el, null);
+      }
+      return { value: String(el.checked) };
+    }
+    const text = typeof value === "number" ? String(value) : value;
+    if (typeof text !== "string") return { error: "the value must be a string, a number or a boolean" };
+
+    if (html && tag === "select") return selectOption(el, text);
+    if (html && tag === "input") {
+      if (checkable) return { error: `a ${el.type} takes true or false, not ${JSON.stringify(text)}` };
+      if (el.type === "file") return { error: "a file input takes files (file_upload), not a value" };
+      if (el.type === "button" || el.type === "submit" || el.type === "reset" || el.type === "image" || el.type === "hidden") {
+        return { error: `the ${describeElement(el)} has no value to set` };
+      }
+      if (el.readOnly) return { error: `the ${describeElement(el)} is read-only` };
+      nativeSetter(el, "value").call(el, text);
+      fire(el, text);
+      if (text !== "" && el.value === "") {
+        return { error: `the ${describeElement(el)} rejected ${JSON.stringify(text)} (wrong format for this field)` };
+      }
+      return { value: el.type === "password" ? (el.value ? "•••" : "") : el.value };
+    }
+    if (html && tag === "textarea") {
+      if (el.readOnly) return { error: `the ${describeElement(el)} is read-only` };
+      nativeSetter(el, "value").call(el, text);
+      fire(el, text);
+      return { value: el.value };
+    }
+    if (el.isContentEditable) {
+      el.textContent = text;
+      fire(el, text);
+      return { value: el.textContent };
+    }
+    return { error: `the ${describeElement(el)} is not a form control whose value can be set` };
+  }
+
+  function selectOption(select, text) {
+    const options = Array.from(select.options);
+    const wanted = collapse(text);
+    const option = options.find((o) => o.value === text) ||
+      options.find((o) => collapse(o.text) === wanted || collapse(o.label) === wanted) ||
+      options.find((o) => collapse(o.text).toLowerCase() === wanted.toLowerCase());
+    if (!option) {
+      const names = options.slice(0, 20).map((o) => JSON.stringify(collapse(o.text)));
+      const more = options.length > 20 ? `, ... (${options.length} in all)` : "";
+      return { error: `no option of the select matches ${JSON.stringify(text)} by value or text; options are: ${names.join(", ")}${more}` };
+    }
+    if (option.disabled) return { error: `the option ${JSON.stringify(collapse(option.text))} is disabled` };
+    if (select.multiple) for (const o of options) o.selected = o === option;
+    nativeSetter(select, "value").call(select, option.value);
+    option.selected = true;
+    fire(select, null);
+    return { value: select.value };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // text
+
+  function pageText() {
+    run.focused = null;
+    const body = document.body || document.documentElement;
+    if (!body) return "";
+    const vp = viewportSize(window);
+    const scope = topScope(0, 0, { hard: [-Infinity, -Infinity, Infinity, Infinity], view: [0, 0, vp.width, vp.height] });
+    const main = mainRegion();
+    if (main) {
+      const mainText = renderText(main, null);
+      if (mainText) {
+        const rest = renderText(body, (el) => el === main || el.localName === "nav" || el.getAttribute("role") === "navigation");
+        return rest ? `${mainText}\n\n---\n\n${rest}` : mainText;
+      }
+    }
+    return renderText(body, null);
+
+    function renderText(start, skip) {
+      const lines = [];
+      let line = "";
+      const breakLine = () => {
+        const text = collapse(line);
+        if (text) lines.push(text);
+        line = "";
+      };
+      const startScope = scopeFor(start, scope);
+      // Text runs of `parent` (whose enter() info is `info`), then its elements, in flat-tree order.
+      const walk = (parent, nodes, sc, info) => {
+        let texts = [];
+        const flush = () => {
+          if (!texts.length) return;
+          const seen = textRunVisible(texts, info, sc);
+          if (seen && seen.visible) {
+            const raw = texts.map((t) => t.data).join("");
+            // Preformatted text keeps its line breaks; everything else is collapsed into the current line.
+            if (/^pre|break-spaces/.test(style(parent).whiteSpace)) {
+              const parts = raw.split("\n");
+              parts.forEach((part, i) => {
+                if (i) breakLine();
+                line += part;
+              });
+            } else {
+              line += raw;
+            }
+          }
+          texts = [];
+        };
+        for (const node of nodes) {
+          if (node.nodeType === 3) {
+            texts.push(node);
+            continue;
+          }
+          if (node.nodeType !== 1) continue;
+          flush();
+          element(node, sc);
+        }
+        flush();
+      };
+      const element = (el, sc) => {
+        const tag = el.localName;
+        if (SKIPPED_TAGS.has(tag) || (el.namespaceURI === SVG_NS && (tag === "title" || tag === "desc"))) return;
+        if (skip && skip(el)) return;
+        if (sc.hiddenContentOf) {
+          sc = { ...sc, hidden: !isDetailsSummary(sc.hiddenContentOf, el), hiddenContentOf: null };
+        }
+        if (sc.hidden) return;
+        const info = enter(el, sc);
+        if (info.excludedHere || el.getAttribute("aria-hidden") === "true" || info.child.inert ||
+          info.child.transparent || info.child.flow.hard === EMPTY) return;
+        const display = info.p.display;
+        const block = display !== "inline" && display !== "contents";
+        const cell = display === "table-cell";
+        if (tag === "br") {
+          breakLine();
+          return;
+        }
+        if (cell) {
+          if (collapse(line)) line += " | ";
+        } else if (block) {
+          breakLine();
+        }
+        if (isHTML(el)) {
+          if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset") && info.textFlags && info.areaVisible) {
+            line += ` ${el.value} `;
+            return;
+          }
+          if (tag === "select") {
+            if (info.textFlags && info.areaVisible) line += ` ${Array.from(el.selectedOptions, (o) => o.text).join(", ")} `;
+            return;
+          }
+          if (tag === "iframe" || tag === "frame") {
+            const doc = safeContentDocument(el);
+            const fbody = doc && (doc.body || doc.documentElement);
+            if (fbody && info.box && info.selfVisible) {
+              breakLine();
+              const [ox, oy] = frameOrigin(el, info.box);
+              const inner = topScope(ox, oy, { hard: info.child.flow.hard, view: info.child.flow.view });
+              const bodyInfo = enter(fbody, inner);
+              walk(fbody, flatChildren(fbody), bodyInfo.child, bodyInfo);
+              breakLine();
+            }
+            return;
+          }
+          if (isLeafControl(el)) return;
+        }
+        walk(el, flatChildren(el), info.child, info);
+        if (block && !cell) breakLine();
+      };
+      if (startScope.hidden) return "";
+      const info = enter(start, startScope);
+      if (info.excludedHere) return "";
+      walk(start, flatChildren(start), info.child, info);
+      breakLine();
+      return lines.join("\n");
+    }
+  }
+
+  // The scope an element deep in the page sees: its ancestors' clips and flags, computed root-down.
+  function scopeFor(el, top) {
+    const chain = [];
+    for (let a = flatParent(el); a; a = flatParent(a)) chain.push(a);
+    let sc = top;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const a = chain[i];
+      if (a === document.documentElement) continue;
+      const info = enter(a, sc);
+      sc = info.child;
+      if (sc.hiddenContentOf) {
+        const next = i ? chain[i - 1] : el;
+        sc = { ...sc, hidden: sc.hidden || !isDetailsSummary(sc.hiddenContentOf, next), hiddenContentOf: null };
+      }
+    }
+    return sc;
+  }
+
+  // The page's main-content region: the largest visible <main>, [role=main] or <article>.
+  function mainRegion() {
+    let best = null;
+    let bestArea = 0;
+    for (const el of document.querySelectorAll("main, [role=main], article")) {
+      if (excluded(el)) continue;
+      const r = el.getBoundingClientRect();
+      const area = r.width * r.height;
+      if (area > bestArea) {
+        best = el;
+        bestArea = area;
+      }
+    }
+    return best;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // inspect (tests and debugging): the same role/name/state code as the snapshot, for chosen elements.
+
+  function deepQueryAll(root, selector) {
+    const out = Array.from(root.querySelectorAll(selector));
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) out.push(...deepQueryAll(el.shadowRoot, selector));
+    return out;
+  }
+
+  function inspect(selector) {
+    run.focused = deepActiveElement();
+    return deepQueryAll(document, selector).map((el) => {
+      const role = roleOf(el);
+      const name = accessibleName(el);
+      const inherited = { disabled: !!(el.parentElement && el.parentElement.closest("[aria-disabled=true]")) };
+      return {
+        testname: el.getAttribute("data-testname"),
+        key: keyFor(el),
+        role,
+        name,
+        description: accessibleDescription(el, name),
+        value: valueOf(el, role),
+        placeholder: collapse(el.getAttribute("placeholder") || el.getAttribute("aria-placeholder")),
+        states: statesOf(el, role, inherited),
+        level: levelOf(el, role),
+      };
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  const args = arg || {};
+  switch (op) {
+    case "snapshot":
+      return snapshot(args);
+    case "element":
+      return elementFor(args.key);
+    case "center":
+      return center(elementFor(args.key));
+    case "scrollIntoView": {
+      const el = elementFor(args.key);
+      if (!el) return null;
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      return true;
+    }
+    case "setValue":
+      return setValue(elementFor(args.key), args.value);
+    case "text":
+      return pageText();
+    case "inspect":
+      return inspect(args.selector || "*");
+    default:
+      throw new Error(`walker: unknown op ${JSON.stringify(op)}`);
+  }
+}

@@ -49,6 +49,7 @@ __all__ = [
     "SessionValidator",
     "assert_valid_result",
     "assert_valid_user_message",
+    "tab_id_problems",
     "validate_tool_result",
     "validate_user_message",
 ]

@@ -38,7 +38,7 @@ PAGES = Path(__file__).parent / "pages"
 class _Handler(SimpleHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         """Keep test output quiet."""
 
     def end_headers(self) -> None:

