@@ -80,6 +80,7 @@ from .values import (
     AXNode,
     AXSnapshot,
     DialogHandled,
+    DriverEvent,
     DownloadCompleted,
     DownloadFailed,
     DownloadStarted,
@@ -179,6 +180,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         self._sleep = sleep
         self._inventory = TabInventory()
         self._downloads: dict[str, str] = {}  # driver key -> dl-N
+        self._early_events: list[DriverEvent] = []  # drained during a member, reported by _browser_state
         driver.set_url_guard(self.navigation.allows)
         for info in driver.list_tabs():
             self._inventory.add(info.handle)
@@ -211,7 +213,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
 
     def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         changes: list[Any] = []
-        for event in self.driver.drain_events():
+        events, self._early_events = [*self._early_events, *self.driver.drain_events()], []
+        for event in events:
             changes.extend(self._apply_event(event))
         infos = self.driver.list_tabs()
         live = {info.handle for info in infos}
@@ -343,6 +346,15 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             address = address_for_navigation(input.url)
             self.navigation.check_navigation(address)
             outcome = self.driver.navigate(tab.handle, address)
+        self._early_events.extend(self.driver.drain_events())
+        blocked = [e for e in self._early_events if isinstance(e, NavigationBlocked) and e.handle in (None, tab.handle)]
+        if blocked:
+            url = blocked[-1].url
+            reason = self.navigation.refusal(url) or "the browser refused it"
+            raise ActionError(
+                f"Navigation refused: it led to {one_line(safe_url(url), 300)}, and {reason}. "
+                f"The tab is at {one_line(safe_url(outcome.url), 300)}."
+            )
         refusal = self.navigation.refusal(outcome.url)
         if refusal is not None:
             # the driver's guard stops redirects, but the final address is checked again here, as §6 asks
