@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +153,7 @@ def test_unreachable_host_is_a_specific_error(driver: MockDriver) -> None:
 # --- screenshots, zoom and coordinates -----------------------------------------------------------------------------
 
 
-def _image_size(result: dict[str, Any]) -> tuple[int, int]:
+def _image_size(result: Mapping[str, Any]) -> tuple[int, int]:
     (block,) = images(result)
     return Image.open(io.BytesIO(base64.b64decode(block["source"]["data"]))).size
 
@@ -415,7 +415,7 @@ def test_file_upload_within_the_upload_directory(driver: MockDriver, tmp_path: P
     outside = error(session.call("file_upload", target={"type": "ref", "ref": ref}, paths=["/etc/passwd"]))
     assert "outside" in outside
     escape = error(session.call("file_upload", target={"type": "ref", "ref": ref}, paths=[str(uploads / "../x")]))
-    assert "outside" in escape
+    assert "outside" in escape or "'..'" in escape
     assert "needs paths or document_ids" in error(session.call("file_upload", target={"type": "ref", "ref": ref}))
 
 
@@ -514,7 +514,9 @@ def test_a_link_that_opens_a_tab_reports_it_on_the_click(session: Session) -> No
 
 
 def test_downloads_start_and_complete_on_later_calls(driver: MockDriver) -> None:
-    session = make(driver, file_policy=BetaLocalFilePolicy(download_dir=str(driver.download_dir), expose_download_paths=True))
+    session = make(
+        driver, file_policy=BetaLocalFilePolicy(download_dir=str(driver.download_dir), expose_download_paths=True)
+    )
     ref = ref_of(session, 'button "Price list"')
     started = state(ok(session.call("left_click", target={"type": "ref", "ref": ref})))
     assert started["state_changes"] == [
