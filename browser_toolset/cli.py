@@ -71,8 +71,10 @@ def _driver_options(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _approve_unattended(context: BetaConfirmContext) -> bool:
-    """`--enable` is the operator's consent for the optional members; each approval is logged so it can be read."""
-    print(f"browser-toolset: approved {context.member} unattended (enabled with --enable)", file=sys.stderr)
+    """`--enable` is the operator's consent for the optional members; each of their calls is logged so it can be
+    read. Every other member runs as it would with no `confirm` at all."""
+    if context.member in OPTIONAL_MEMBERS:
+        print(f"browser-toolset: approved {context.member} unattended (enabled with --enable)", file=sys.stderr)
     return True
 
 

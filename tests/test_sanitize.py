@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from browser_toolset.sanitize import REDACTED, bounded, download_url, one_line, redact, safe_title, safe_url
+from browser_toolset.sanitize import bounded, download_url, one_line, redact, safe_title, safe_url
 
 
 def test_one_line_folds_line_breaks_bidi_and_controls() -> None:

@@ -165,9 +165,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 @contextmanager
 def http_server(directory: Path | None = None, pages: Mapping[str, str] | None = None) -> Iterator[str]:
-    """Serve `directory` (read-only, in place) and/or in-memory `pages` ({"/path": html}) on 127.0.0.1, on a
-    free port; yields the base URL without a trailing slash."""
-    handler = type("Handler", (_Handler,), {"pages": dict(pages or {})})
+    """Serve `directory` (read-only, in place) and/or in-memory `pages` ({"/path": html}, looked up per request)
+    on 127.0.0.1, on a free port; yields the base URL without a trailing slash."""
+    # The mapping is shared, not copied: a test may add pages while the server runs.
+    handler = type("Handler", (_Handler,), {"pages": pages if pages is not None else {}})
     root = str(directory) if directory is not None else tempfile.mkdtemp(prefix="walker-empty-")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=root))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
