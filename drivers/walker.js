@@ -857,7 +857,9 @@ function (op, arg) {
       found.add(el.open ? "expanded" : "collapsed");
     }
 
-    if (inherited.disabled || aria("aria-disabled") === "true" || (html && nativelyDisabled(el))) found.add("disabled");
+    // aria-disabled on a container disables the controls inside it; its plain text and boxes need no marker.
+    const inheritsDisabled = inherited.disabled && (INTERACTIVE_ROLES.has(role) || isFocusable(el));
+    if (inheritsDisabled || aria("aria-disabled") === "true" || (html && nativelyDisabled(el))) found.add("disabled");
     if (aria("aria-readonly") === "true" || (html && (el.localName === "input" || el.localName === "textarea") &&
       el.readOnly && (el.localName === "textarea" || TEXT_INPUT_TYPES.has(el.type)))) found.add("readonly");
     if (aria("aria-required") === "true" || (html && (el.localName === "input" || el.localName === "select" ||
@@ -1116,8 +1118,9 @@ function (op, arg) {
   }
 
   // The same node with every field at its default left out (name "", key null, value null, description "",
-  // placeholder "", states [], level null, bounds null, visible/inViewport/interactive false, children []): about
-  // half the bytes, which matters because moving the result through BiDi costs more than computing it.
+  // placeholder "", states [], level null, bounds null, visible true, inViewport true, interactive false,
+  // children []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than
+  // computing it.
   function sparse(node) {
     const out = { role: node.role };
     if (node.name) out.name = node.name;
@@ -1128,8 +1131,8 @@ function (op, arg) {
     if (node.states.length) out.states = node.states;
     if (node.level !== null) out.level = node.level;
     if (node.bounds !== null) out.bounds = node.bounds;
-    if (node.visible) out.visible = true;
-    if (node.inViewport) out.inViewport = true;
+    if (!node.visible) out.visible = false;
+    if (!node.inViewport) out.inViewport = false;
     if (node.interactive) out.interactive = true;
     if (node.children.length) out.children = node.children.map(sparse);
     return out;

@@ -160,7 +160,8 @@ STATES = page(
 <div aria-disabled="true"><button data-testname="aria-disabled-inherited">k</button></div>
 <input data-testname="readonly-required" readonly required aria-label="l">
 <input data-testname="invalid" aria-invalid="true" aria-label="m">
-<select data-testname="multiselectable" multiple aria-label="n"><option selected data-testname="selected">o</option></select>
+<select data-testname="multiselectable" multiple aria-label="n">
+  <option selected data-testname="selected">o</option></select>
 <div role="tablist"><div data-testname="tab" role="tab" aria-selected="true">p</div></div>
 <dialog data-testname="modal">Modal</dialog>
 <h4 data-testname="h4">Level four</h4>
@@ -184,11 +185,13 @@ VISIBILITY = page(
   <span data-testname="visible-again" style="visibility:visible">again</span></div>
 <div data-testname="opacity-zero" class="box" style="opacity:0"><span data-testname="opacity-child">x</span></div>
 <div data-testname="zero-size" style="width:0;height:0;overflow:hidden">x</div>
-<div data-testname="zero-size-visible-child" style="width:0;height:0"><span data-testname="overflowing">over</span></div>
+<div data-testname="zero-size-visible-child" style="width:0;height:0">
+  <span data-testname="overflowing">over</span></div>
 <div style="width:50px;height:20px;overflow:hidden;position:relative">
   <span data-testname="clipped" style="position:absolute;left:200px">clipped</span></div>
 <div data-testname="clip-path" class="box" style="clip-path:inset(50%)">x</div>
-<span data-testname="sr-only" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">sr</span>
+<span data-testname="sr-only"
+  style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">sr</span>
 <div data-testname="hidden-attr" class="box" hidden>x</div>
 <div data-testname="inert" class="box" inert>x</div>
 <div data-testname="aria-hidden" class="box" aria-hidden="true">x</div>
@@ -290,7 +293,6 @@ GEOMETRY = page(
   <div style="height:300px"></div>
   <button data-testname="in-scroller" style="height:20px">Deep</button>
 </div>
-<iframe data-testname="frame" src="/frame-child" style="border:5px solid black;padding:7px;width:300px;height:150px"></iframe>
 """,
 )
 
