@@ -204,6 +204,12 @@ class SeleniumDriver:
         contexts = [c for c in tree.get("contexts", []) if isinstance(c, dict)]
         self._state.seed(contexts)
         self._subscribe()
+        try:
+            # The walker's sandbox then exists from the start of every document, announced with its realm id,
+            # which script calls use as their target (see `BrowserState.realm_for`).
+            self._conn.command("script.addPreloadScript", {"functionDeclaration": "() => {}", "sandbox": SANDBOX})
+        except BidiError as exc:
+            log.info("%s takes no preload script: %s", self.name, exc)
         # From here on every request of every tab waits for the guard (which allows everything until one is set).
         self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
         try:
@@ -293,20 +299,39 @@ class SeleniumDriver:
             target["sandbox"] = SANDBOX
         return target
 
+    def _script(
+        self, handle: str, method: str, params: Mapping[str, Any], *, sandbox: bool, timeout: float | None = None
+    ) -> JSON:
+        """`script.evaluate` / `script.callFunction` in the tab's page realm or the driver's sandbox, targeting the
+        realm by id when the browser announced it (see `BrowserState.realm_for`), else by context."""
+        realm = self._state.realm_for(handle, SANDBOX if sandbox else "")
+        if realm is not None:
+            try:
+                return self._command(handle, method, {**params, "target": {"realm": realm}}, timeout=timeout)
+            except BidiTimeout:
+                raise
+            except BidiError:
+                # The document (and its realm) went away between the announcement and the call.
+                self._state.forget_realm(realm)
+        return self._command(
+            handle, method, {**params, "target": self._target(handle, sandbox=sandbox)}, timeout=timeout
+        )
+
     def _walker(self, handle: str, op: str, arg: Mapping[str, Any], *, raw: bool = False) -> Any:
         """Call the walker's `op`. Returns the parsed JSON (or, with `raw`, the BiDi RemoteValue for `element`)."""
         self._tab(handle)
         params = {
             "functionDeclaration": walker_call(),
             "arguments": [{"type": "string", "value": op}, encode(dict(arg))],
-            "target": self._target(handle, sandbox=True),
             "awaitPromise": False,
             "resultOwnership": "none",
             "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": 1},
         }
         for attempt in range(3):
             try:
-                reply = self._command(handle, "script.callFunction", params, timeout=self.config.script_timeout)
+                reply = self._script(
+                    handle, "script.callFunction", params, sandbox=True, timeout=self.config.script_timeout
+                )
             except BidiTimeout as exc:
                 raise DriverError(f"the page did not answer within {self.config.script_timeout:g} seconds") from exc
             except BidiError as exc:
@@ -353,20 +378,18 @@ class SeleniumDriver:
         return False
 
     def _ready_state(self, handle: str) -> str:
-        try:
-            reply = self._conn.command(
-                "script.evaluate",
-                {
-                    "expression": "document.readyState",
-                    "target": self._target(handle, sandbox=True),
-                    "awaitPromise": False,
-                },
-                timeout=2,
-            )
-        except BidiError:
-            return ""
-        value = decode(reply.get("result"))
+        value = self._peek(handle, "document.readyState", timeout=2)
         return value if isinstance(value, str) else ""
+
+    def _peek(self, handle: str, expression: str, *, timeout: float, await_promise: bool = False) -> Any:
+        """A value read from the tab's document in the driver's sandbox (where page scripts cannot fake it), or
+        None when the tab cannot answer right now (navigating, closing)."""
+        params = {"expression": expression, "awaitPromise": await_promise, "resultOwnership": "none"}
+        try:
+            reply = self._script(handle, "script.evaluate", params, sandbox=True, timeout=timeout)
+        except (BidiError, DriverError):
+            return None
+        return decode(reply.get("result")) if reply.get("type") == "success" else None
 
     def _perform(self, handle: str, actions: list[dict[str, Any]], *, timeout: float | None = None) -> None:
         self._tab(handle)
@@ -406,26 +429,12 @@ class SeleniumDriver:
 
     def _title(self, handle: str) -> str:
         for _ in range(3):
-            try:
-                reply = self._conn.command(
-                    "script.evaluate",
-                    {
-                        "expression": "document.title",
-                        "target": self._target(handle, sandbox=True),
-                        "awaitPromise": False,
-                        "resultOwnership": "none",
-                    },
-                    timeout=3,
-                )
-            except BidiTimeout:
-                return ""
-            except BidiError as exc:
-                if exc.error in _GONE_ERRORS:
-                    return ""
-                time.sleep(0.05)
-                continue
-            value = decode(reply.get("result"))
-            return value if isinstance(value, str) else ""
+            value = self._peek(handle, "document.title", timeout=3)
+            if isinstance(value, str):
+                return value
+            if not self._state.is_tab(handle):
+                break
+            time.sleep(0.05)
         return ""
 
     # --- tabs -----------------------------------------------------------------------------------------------------
@@ -462,19 +471,7 @@ class SeleniumDriver:
         return visible[-1]
 
     def _is_foreground(self, handle: str) -> bool:
-        try:
-            reply = self._conn.command(
-                "script.evaluate",
-                {
-                    "expression": "document.visibilityState === 'visible'",
-                    "target": self._target(handle, sandbox=True),
-                    "awaitPromise": False,
-                },
-                timeout=2,
-            )
-        except BidiError:
-            return False
-        return decode(reply.get("result")) is True
+        return self._peek(handle, "document.visibilityState === 'visible'", timeout=2) is True
 
     def _set_active(self, handle: str | None) -> None:
         with self._active_lock:
@@ -591,6 +588,12 @@ class SeleniumDriver:
                 raise NavigationFailed(
                     f"the navigation to {url} was stopped: it led to {record.blocked_url}, which is not allowed"
                 ) from exc
+        if "abort" in (exc.message or "").lower() and not any(r.stage == "download" for r in records):
+            # A URL that turns out to be a file aborts the navigation just before the download begins.
+            self._state.wait(
+                lambda: any(r.stage == "download" for r in self._state.navigations_since(handle, since)), 2.0
+            )
+            records = self._state.navigations_since(handle, since)
         if any(record.stage == "download" for record in records):
             # The URL was a file: the browser downloads it and the tab stays where it was.
             current, title = self._page_state(handle)
@@ -710,18 +713,8 @@ class SeleniumDriver:
         self._wait_frames(handle)
 
     def _wait_frames(self, handle: str) -> None:
-        try:
-            self._conn.command(
-                "script.evaluate",
-                {
-                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))",
-                    "target": self._target(handle, sandbox=True),
-                    "awaitPromise": True,
-                },
-                timeout=2,
-            )
-        except BidiError:
-            pass
+        expression = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
+        self._peek(handle, expression, timeout=2, await_promise=True)
 
     # --- keyboard -----------------------------------------------------------------------------------------------
 
@@ -890,7 +883,6 @@ class SeleniumDriver:
         self._tab(handle)
         params = {
             "expression": expression,
-            "target": self._target(handle, sandbox=False),
             "awaitPromise": True,
             "resultOwnership": "none",
             "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": 4},
@@ -898,7 +890,7 @@ class SeleniumDriver:
         timeout = self.config.script_timeout
         since = self._state.seq
         try:
-            reply = self._command(handle, "script.evaluate", params, timeout=timeout)
+            reply = self._script(handle, "script.evaluate", params, sandbox=False, timeout=timeout)
         except BidiTimeout as exc:
             raise DriverError(f"the script did not finish within {timeout:g} seconds") from exc
         except BidiError as exc:

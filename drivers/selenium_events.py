@@ -61,6 +61,8 @@ SUBSCRIBED_EVENTS: tuple[str, ...] = (
     "network.responseCompleted",
     "network.fetchError",
     "log.entryAdded",
+    "script.realmCreated",
+    "script.realmDestroyed",
 )
 
 MAX_BUFFERED = 1000
@@ -175,6 +177,8 @@ class BrowserState:
         self.navigations: dict[str, NavRecord] = {}
         self._downloads: dict[str, _Download] = {}
         self._download_ids = itertools.count(1)
+        self._realms: dict[tuple[str, str], str] = {}
+        """(context, sandbox name or "") -> the realm of the context's current document."""
 
     # --- wiring -------------------------------------------------------------------------------------------------
 
@@ -199,6 +203,8 @@ class BrowserState:
             "network.responseCompleted": self._response_completed,
             "network.fetchError": self._fetch_error,
             "log.entryAdded": self._log_entry,
+            "script.realmCreated": self._realm_created,
+            "script.realmDestroyed": self._realm_destroyed,
         }
         for method, handler in handlers.items():
             self._conn.on(method, handler)
@@ -272,6 +278,7 @@ class BrowserState:
                 gone = [h for h in gone if h == handle or self._descends(h, handle)]
             for h in gone:
                 self.contexts.pop(h, None)
+            self._realms = {key: realm for key, realm in self._realms.items() if key[0] not in gone}
             self._bump()
             if context.parent is not None:
                 return
@@ -345,17 +352,20 @@ class BrowserState:
         ).start()
 
     def _undo(self, handle: str, navigation: str | None, url: str, top_level: bool) -> None:
-        """Take a tab (or frame) off a refused URL once the navigation has committed: back in history when there is
-        somewhere to go back to, else to about:blank."""
-        deadline = time.monotonic() + 10
-        with self.lock:
-            while time.monotonic() < deadline:
-                record = self.navigations.get(navigation or "")
-                if record is None or record.stage != "started":
-                    break
-                self.changed.wait(0.1)
+        """Take a tab (or frame) off a refused URL if the refused document did arrive (browsers block most such
+        navigations themselves): back in history when there is somewhere to go back to, else to about:blank."""
+
+        def arrived_or_ended() -> bool:
             record = self.navigations.get(navigation or "")
-            if record is not None and record.stage in ("failed", "aborted"):
+            context = self.contexts.get(handle)
+            if context is None or record is None:
+                return True
+            return record.stage != "started" or context.committed_seq > record.seq
+
+        self.wait(arrived_or_ended, 5.0)
+        with self.lock:
+            context = self.contexts.get(handle)
+            if context is None or context.url != url:
                 return
         try:
             if top_level:
@@ -411,6 +421,28 @@ class BrowserState:
                     return False
                 self.changed.wait(min(remaining, 0.25))
             return True
+
+    # --- realms -----------------------------------------------------------------------------------------------------
+
+    def _realm_created(self, params: JSON) -> None:
+        if params.get("type") != "window" or not params.get("context") or not params.get("realm"):
+            return
+        with self.lock:
+            self._realms[(str(params["context"]), str(params.get("sandbox") or ""))] = str(params["realm"])
+
+    def _realm_destroyed(self, params: JSON) -> None:
+        with self.lock:
+            self._realms = {key: realm for key, realm in self._realms.items() if realm != params.get("realm")}
+
+    def realm_for(self, handle: str, sandbox: str) -> str | None:
+        """The realm of `handle`'s current document (its page realm, or the named sandbox), when the browser
+        announced it. Chromium never answers a script command that targets a page-opened popup by context (the
+        popup's first realm confuses its BiDi mapper), while the same command targeting the realm works."""
+        with self.lock:
+            return self._realms.get((handle, sandbox))
+
+    def forget_realm(self, realm: str) -> None:
+        self._realm_destroyed({"realm": realm})
 
     # --- dialogs ----------------------------------------------------------------------------------------------------
 
@@ -509,10 +541,11 @@ class BrowserState:
         handle = str(params.get("context"))
         with self.lock:
             record = self._record(params) if params.get("navigation") else None
+            reported = record is not None and record.blocked_url == url
             if record is not None:
                 record.blocked_url = url
             top_level = handle in self.contexts and self.contexts[handle].parent is None
-        if record is not None and top_level:
+        if record is not None and top_level and not reported:
             self._emit(NavigationBlocked(_clip(url), handle))
 
     @staticmethod
@@ -602,6 +635,7 @@ class BrowserState:
     # --- console ----------------------------------------------------------------------------------------------------
 
     _LEVELS: ClassVar[dict[str, str]] = {
+        "log": "log",
         "warning": "warn",
         "warn": "warn",
         "error": "error",

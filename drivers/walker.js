@@ -72,6 +72,7 @@ function (op, arg) {
 
   const ASCII_WS = /[ \t\n\f\r]+/g;
   const EMPTY = [0, 0, 0, 0];
+  const UNCLIPPED = [-Infinity, -Infinity, Infinity, Infinity];
 
   // ---------------------------------------------------------------------------------------------------------
   // Per-document state: the document id and the element keys.
@@ -127,7 +128,7 @@ function (op, arg) {
   // Per-call caches.
 
   const run = { styles: new Map(), props: new Map(), excluded: new Map(), roles: new Map(), editable: new Map(),
-    focused: null };
+    before: new Map(), after: new Map(), focused: null };
 
   function view(node) {
     return (node.ownerDocument || node).defaultView || window;
@@ -347,7 +348,8 @@ function (op, arg) {
       case "area": return el.hasAttribute("href") ? "link" : "none";
       case "address": return "group";
       case "article": return "article";
-      case "aside": return insideSectioning(el, "article,aside,nav,section") && !hasAuthorName(el) ? "generic" : "complementary";
+      case "aside":
+        return insideSectioning(el, "article,aside,nav,section") && !hasAuthorName(el) ? "generic" : "complementary";
       case "blockquote": return "blockquote";
       case "button": return "button";
       case "caption": case "figcaption": return "caption";
@@ -486,6 +488,18 @@ function (op, arg) {
   }
 
   function accessibleDescription(el, name) {
+    const description = plainDescription(el, name);
+    // An invalid field's error message belongs with its description (ARIA exposes it only while invalid).
+    const invalid = el.getAttribute("aria-invalid");
+    if (!invalid || invalid === "false") return description;
+    const errors = idrefs(el, "aria-errormessage").map((ref) => textAlternative(ref, {
+      root: el, visited: new Set([el]), inReference: true, recursion: true, includeHidden: false,
+    }));
+    const error = collapse(errors.join(" "));
+    return error && !description.includes(error) ? collapse(`${description} ${error}`) : description;
+  }
+
+  function plainDescription(el, name) {
     const refs = idrefs(el, "aria-describedby");
     if (refs.length) {
       const visited = new Set([el]);
@@ -616,23 +630,22 @@ function (op, arg) {
   }
 
   // The selected options of an ARIA combobox or listbox: among its descendants and the elements it owns or
-  // controls (where the popup listbox of a combobox usually lives).
+  // controls (where the popup listbox of a combobox usually lives), following aria-owns further down.
   function chosenOptions(el) {
-    const scopes = [el, ...idrefs(el, "aria-owns"), ...idrefs(el, "aria-controls")];
     const out = [];
-    for (const scope of scopes) {
-      const candidates = [scope, ...scope.querySelectorAll("[role~=option]")];
-      for (const candidate of candidates) {
+    const seen = new Set();
+    const search = (scope) => {
+      if (seen.has(scope)) return;
+      seen.add(scope);
+      for (const candidate of [scope, ...scope.querySelectorAll("[role~=option]")]) {
         if (candidate.getAttribute("aria-selected") === "true" && roleOf(candidate) === "option") out.push(candidate);
       }
-      for (const owner of scope.querySelectorAll("[aria-owns]")) {
-        for (const owned of idrefs(owner, "aria-owns")) {
-          for (const candidate of [owned, ...owned.querySelectorAll("[role~=option]")]) {
-            if (candidate.getAttribute("aria-selected") === "true" && roleOf(candidate) === "option") out.push(candidate);
-          }
-        }
+      for (const owner of [scope, ...scope.querySelectorAll("[aria-owns]")]) {
+        for (const owned of idrefs(owner, "aria-owns")) search(owned);
       }
-    }
+    };
+    search(el);
+    for (const controlled of idrefs(el, "aria-controls")) search(controlled);
     return out;
   }
 
@@ -735,14 +748,23 @@ function (op, arg) {
     return display === "inline" || display === "contents" || display === "none";
   }
 
+  // The text a ::before or ::after adds to its element's name. Cached per call: nested names (a row, its cells,
+  // a link in a cell) walk the same elements again.
   function pseudoText(el, which) {
     if (el.namespaceURI !== HTML_NS) return "";
-    const ps = view(el).getComputedStyle(el, which);
-    const content = ps.content;
-    if (!content || content === "none" || content === "normal" || ps.display === "none") return "";
-    const text = cssContentText(content);
-    if (!text) return "";
-    return ps.display === "inline" ? text : " " + text + " ";
+    const cache = which === "::before" ? run.before : run.after;
+    let text = cache.get(el);
+    if (text === undefined) {
+      text = "";
+      const ps = view(el).getComputedStyle(el, which);
+      const content = ps.content;
+      if (content && content !== "none" && content !== "normal" && ps.display !== "none") {
+        text = cssContentText(content);
+        if (text && ps.display !== "inline") text = " " + text + " ";
+      }
+      cache.set(el, text);
+    }
+    return text;
   }
 
   // The text of a computed `content` value: its strings (attr() is already resolved in computed values), or, when
@@ -971,7 +993,8 @@ function (op, arg) {
   function viewportSize(win) {
     const doc = win.document;
     const scroller = doc.compatMode === "BackCompat" && doc.body ? doc.body : doc.documentElement;
-    return { width: scroller ? scroller.clientWidth : win.innerWidth, height: scroller ? scroller.clientHeight : win.innerHeight };
+    if (!scroller) return { width: win.innerWidth, height: win.innerHeight };
+    return { width: scroller.clientWidth, height: scroller.clientHeight };
   }
 
   // The clip/clip-path idioms that hide content while keeping it rendered ("visually hidden").
@@ -1071,7 +1094,8 @@ function (op, arg) {
       flow = { hard: EMPTY, view: EMPTY };
     } else if (overflow && box) {
       const rect = [box[0], box[1], box[0] + box[2], box[1] + box[3]];
-      flow = { hard: hardClipsOverflow(p) ? intersect(clips.hard, rect) : clips.hard, view: intersect(clips.view, rect) };
+      const hard = hardClipsOverflow(p) ? intersect(clips.hard, rect) : clips.hard;
+      flow = { hard, view: intersect(clips.view, rect) };
     }
     return {
       flow,
@@ -1147,7 +1171,7 @@ function (op, arg) {
     root.visible = true;
     root.inViewport = true;
     const viewClip = [0, 0, vp.width, vp.height];
-    const scope = topScope(0, 0, { hard: [-Infinity, -Infinity, Infinity, Infinity], view: viewClip });
+    const scope = topScope(0, 0, { hard: UNCLIPPED, view: viewClip });
     const start = document.body || docEl;
     if (start) {
       const info = enter(start, scope);
@@ -1157,14 +1181,15 @@ function (op, arg) {
     return { document: state.id, viewport: vp, root: options.sparse ? sparse(root) : root };
   }
 
+  // The nodes for `nodes` (a parent's flat-tree children): one per element, one per run of adjacent text nodes.
   function walkChildren(nodes, scope, parentInfo) {
     const out = [];
-    let run_ = [];
+    let texts = [];
     const flush = () => {
-      if (!run_.length) return;
-      const text = collapse(run_.map((t) => t.data).join(""));
+      if (!texts.length) return;
+      const text = collapse(texts.map((t) => t.data).join(""));
       if (text && !scope.hidden) {
-        const seen = textRunVisible(run_, parentInfo, scope);
+        const seen = textRunVisible(texts, parentInfo, scope);
         if (seen && seen.visible) {
           const node = makeNode("text", text, null);
           node.visible = true;
@@ -1172,11 +1197,11 @@ function (op, arg) {
           out.push(node);
         }
       }
-      run_ = [];
+      texts = [];
     };
     for (const node of nodes) {
       if (node.nodeType === 3) {
-        run_.push(node);
+        texts.push(node);
         continue;
       }
       if (node.nodeType !== 1) continue;
@@ -1189,7 +1214,7 @@ function (op, arg) {
 
   function walkElement(el, scope, out) {
     const tag = el.localName;
-    if (SKIPPED_TAGS.has(tag) && (isHTML(el) || tag === "title")) return;
+    if (isHTML(el) && SKIPPED_TAGS.has(tag)) return;
     if (el.namespaceURI === SVG_NS && (tag === "title" || tag === "desc")) return;
     if (scope.hiddenContentOf) {
       scope = { ...scope, hidden: !isDetailsSummary(scope.hiddenContentOf, el), hiddenContentOf: null };
@@ -1213,7 +1238,7 @@ function (op, arg) {
     let children = [];
     const frameDoc = (tag === "iframe" || tag === "frame") && isHTML(el) ? safeContentDocument(el) : null;
     if (frameDoc) {
-      children = walkFrame(el, frameDoc, info, scope);
+      children = walkFrame(el, frameDoc, info);
     } else if (role === "combobox" && isHTML(el, "select") && !info.excludedHere) {
       // The options of a drop-down select have no boxes of their own; they are as visible as the select.
       const child = { ...info.child, dropdown: { visible: info.selfVisible && info.areaVisible, inView: info.inView } };
@@ -1235,12 +1260,27 @@ function (op, arg) {
     node.visible = visible;
     node.inViewport = visible && (info.inView || (childInView && !info.areaVisible));
     fillProperties(node, el, role, info, scope);
+    // ARIA makes the children of buttons, tabs, checkboxes, images... presentational: the name says it all. Keep
+    // them only when something inside can be acted on (a close button in a tab), which ARIA forbids but pages do.
+    if (PRESENTATIONAL_CHILDREN.has(role) && !children.some(hasInteractive)) node.children = [];
     out.push(node);
   }
 
+  const PRESENTATIONAL_CHILDREN = new Set(["button", "checkbox", "img", "meter", "progressbar", "scrollbar",
+    "separator", "slider", "switch", "tab", "menuitemcheckbox", "menuitemradio", "radio", "option",
+    "doc-pagebreak"]);
+
+  function hasInteractive(node) {
+    return node.interactive || node.children.some(hasInteractive);
+  }
+
   function isLeafControl(el) {
-    if (!isHTML(el)) return false;
     const tag = el.localName;
+    if (el.namespaceURI === SVG_NS) {
+      // A drawing is one image; only links inside (an image map in SVG) are worth walking into.
+      return tag === "svg" && !el.querySelector("a");
+    }
+    if (!isHTML(el)) return false;
     return tag === "input" || tag === "textarea" || tag === "img" || tag === "video" || tag === "audio" ||
       tag === "canvas" || tag === "object" || tag === "embed" || tag === "iframe" || tag === "frame";
   }
@@ -1256,22 +1296,28 @@ function (op, arg) {
     return node;
   }
 
-  function walkFrame(frame, doc, info, scope) {
+  function walkFrame(frame, doc, info) {
     const body = doc.body || doc.documentElement;
     if (!body || !info.box) return [];
+    const inner = frameScope(frame, doc, info);
+    const bodyInfo = enter(body, inner);
+    return walkChildren(flatChildren(body), bodyInfo.child, bodyInfo);
+  }
+
+  // The scope at the top of a same-origin frame's document: offset to the frame's content box, clipped to it, and
+  // hidden along with the frame element.
+  function frameScope(frame, doc, info) {
     const [ox, oy] = frameOrigin(frame, info.box);
     const win = doc.defaultView;
     const size = win ? viewportSize(win) : { width: 0, height: 0 };
     const content = [ox, oy, ox + size.width, oy + size.height];
     const outer = info.child.flow;
-    const clip = { hard: intersect(outer.hard, content), view: intersect(outer.view, content) };
-    const inner = topScope(ox, oy, clip);
+    const inner = topScope(ox, oy, { hard: intersect(outer.hard, content), view: intersect(outer.view, content) });
     inner.ariaHidden = info.child.ariaHidden;
     inner.inert = info.child.inert;
     inner.transparent = info.child.transparent;
     inner.hidden = info.excludedHere || !info.selfVisible;
-    const bodyInfo = enter(body, inner);
-    return walkChildren(flatChildren(body), bodyInfo.child, bodyInfo);
+    return inner;
   }
 
   function fillProperties(node, el, role, info, scope) {
@@ -1284,7 +1330,8 @@ function (op, arg) {
     if (node.visible) {
       try {
         node.name = accessibleName(el);
-        if (el.hasAttribute("aria-describedby") || el.hasAttribute("aria-description") || el.hasAttribute("title")) {
+        if (el.hasAttribute("aria-describedby") || el.hasAttribute("aria-description") || el.hasAttribute("title") ||
+          el.hasAttribute("aria-errormessage")) {
           node.description = accessibleDescription(el, node.name);
         }
       } catch (e) {
@@ -1339,7 +1386,10 @@ function (op, arg) {
   function center(el) {
     if (!el) return null;
     let rect = visibleRect(el);
-    if (!rect) return { error: "the element has no box: it is not rendered (display:none, or inside a hidden or collapsed part of the page)" };
+    if (!rect) {
+      return { error: "the element has no box: it is not rendered (display:none, or inside a hidden or collapsed " +
+        "part of the page)" };
+    }
     const [x0, y0, x1, y1] = rect.full;
     const whole = rect.vis !== EMPTY && Math.abs(rect.vis[0] - x0) < 0.5 && Math.abs(rect.vis[1] - y0) < 0.5 &&
       Math.abs(rect.vis[2] - x1) < 0.5 && Math.abs(rect.vis[3] - y1) < 0.5;
@@ -1351,7 +1401,8 @@ function (op, arg) {
     }
     const vis = rect.vis;
     if (vis === EMPTY) {
-      return { error: "the element is not visible even after scrolling it into view: it has no size or is clipped by an ancestor" };
+      return { error: "the element is not visible even after scrolling it into view: it has no size or is " +
+        "clipped by an ancestor" };
     }
     return { x: round((vis[0] + vis[2]) / 2), y: round((vis[1] + vis[3]) / 2) };
   }
@@ -1380,7 +1431,8 @@ function (op, arg) {
   function fire(el, inputData) {
     const win = view(el);
     const input = typeof win.InputEvent === "function"
-      ? new win.InputEvent("input", { bubbles: true, composed: true, inputType: "insertReplacementText", data: inputData })
+      ? new win.InputEvent("input",
+        { bubbles: true, composed: true, inputType: "insertReplacementText", data: inputData })
       : new win.Event("input", { bubbles: true, composed: true });
     el.dispatchEvent(input);
     el.dispatchEvent(new win.Event("change", { bubbles: true }));
@@ -1390,17 +1442,30 @@ function (op, arg) {
     if (!el) return null;
     const html = isHTML(el);
     const tag = el.localName;
-    if (html && (tag === "input" || tag === "select" || tag === "textarea" || tag === "button") && matches(el, ":disabled")) {
+    const control = html && (tag === "input" || tag === "select" || tag === "textarea" || tag === "button");
+    if (control && matches(el, ":disabled")) {
       return { error: `the ${describeElement(el)} is disabled` };
     }
     const checkable = html && tag === "input" && (el.type === "checkbox" || el.type === "radio");
     if (typeof value === "boolean" || (checkable && (value === "true" || value === "false"))) {
-      if (!checkable) return { error: `a true/false value needs a checkbox or radio button, but this is a ${describeElement(el)}` };
+      if (!checkable) {
+        return { error: `a true/false value needs a checkbox or radio button, but this is a ${describeElement(el)}` };
+      }
       const want = value === true || value === "true";
       if (el.checked !== want) {
-        nativeSetter(el, "checked").call(el, want);
-        el.indeterminate = false;
-        fire(el, null);
+        if (el.type === "radio" && !want) {
+          // A radio cannot be clicked off: clear it directly.
+          nativeSetter(el, "checked").call(el, false);
+          fire(el, null);
+        } else {
+          // A click toggles it and fires click, input and change as a user's click does: React and others only
+          // listen to the click on checkboxes and radios.
+          el.click();
+          if (el.checked !== want) {
+            return { error: `the page kept the ${describeElement(el)} ${el.checked ? "checked" : "unchecked"} ` +
+              "(its click handler cancelled the change)" };
+          }
+        }
       }
       return { value: String(el.checked) };
     }
@@ -1411,7 +1476,7 @@ function (op, arg) {
     if (html && tag === "input") {
       if (checkable) return { error: `a ${el.type} takes true or false, not ${JSON.stringify(text)}` };
       if (el.type === "file") return { error: "a file input takes files (file_upload), not a value" };
-      if (el.type === "button" || el.type === "submit" || el.type === "reset" || el.type === "image" || el.type === "hidden") {
+      if (["button", "submit", "reset", "image", "hidden"].includes(el.type)) {
         return { error: `the ${describeElement(el)} has no value to set` };
       }
       if (el.readOnly) return { error: `the ${describeElement(el)} is read-only` };
@@ -1445,7 +1510,10 @@ function (op, arg) {
     if (!option) {
       const names = options.slice(0, 20).map((o) => JSON.stringify(collapse(o.text)));
       const more = options.length > 20 ? `, ... (${options.length} in all)` : "";
-      return { error: `no option of the select matches ${JSON.stringify(text)} by value or text; options are: ${names.join(", ")}${more}` };
+      return {
+        error: `no option of the select matches ${JSON.stringify(text)} by value or text; ` +
+          `options are: ${names.join(", ")}${more}`,
+      };
     }
     if (option.disabled) return { error: `the option ${JSON.stringify(collapse(option.text))} is disabled` };
     if (select.multiple) for (const o of options) o.selected = o === option;
@@ -1463,12 +1531,14 @@ function (op, arg) {
     const body = document.body || document.documentElement;
     if (!body) return "";
     const vp = viewportSize(window);
-    const scope = topScope(0, 0, { hard: [-Infinity, -Infinity, Infinity, Infinity], view: [0, 0, vp.width, vp.height] });
+    const scope = topScope(0, 0, { hard: UNCLIPPED, view: [0, 0, vp.width, vp.height] });
+    // The main content first; then, after a separator line, the rest of the page without its navigation menus.
     const main = mainRegion();
     if (main) {
       const mainText = renderText(main, null);
       if (mainText) {
-        const rest = renderText(body, (el) => el === main || el.localName === "nav" || el.getAttribute("role") === "navigation");
+        const isNavigation = (el) => el.localName === "nav" || el.getAttribute("role") === "navigation";
+        const rest = renderText(body, (el) => el === main || isNavigation(el));
         return rest ? `${mainText}\n\n---\n\n${rest}` : mainText;
       }
     }
@@ -1539,12 +1609,14 @@ function (op, arg) {
           breakLine();
         }
         if (isHTML(el)) {
-          if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset") && info.textFlags && info.areaVisible) {
-            line += ` ${el.value} `;
+          // Controls show text of their own: a button's value, a drop-down's chosen option.
+          const shown = info.textFlags && info.areaVisible;
+          if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset")) {
+            if (shown) line += ` ${el.value} `;
             return;
           }
           if (tag === "select") {
-            if (info.textFlags && info.areaVisible) line += ` ${Array.from(el.selectedOptions, (o) => o.text).join(", ")} `;
+            if (shown) line += ` ${Array.from(el.selectedOptions, (o) => o.text).join(", ")} `;
             return;
           }
           if (tag === "iframe" || tag === "frame") {
@@ -1552,9 +1624,7 @@ function (op, arg) {
             const fbody = doc && (doc.body || doc.documentElement);
             if (fbody && info.box && info.selfVisible) {
               breakLine();
-              const [ox, oy] = frameOrigin(el, info.box);
-              const inner = topScope(ox, oy, { hard: info.child.flow.hard, view: info.child.flow.view });
-              const bodyInfo = enter(fbody, inner);
+              const bodyInfo = enter(fbody, frameScope(el, doc, info));
               walk(fbody, flatChildren(fbody), bodyInfo.child, bodyInfo);
               breakLine();
             }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import html
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -111,6 +112,11 @@ class _Handler(SimpleHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Browsers drop connections they no longer need (a favicon, a download they cancelled): not an error."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     def __init__(self, directory: Path) -> None:
         super().__init__(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))

@@ -255,7 +255,8 @@ FORMS = page(
 <input data-testname="text" value="old" aria-label="Text">
 <input data-testname="password" type="password" aria-label="Password">
 <input data-testname="number" type="number" aria-label="Number">
-<input data-testname="checkbox" type="checkbox" aria-label="Check">
+<input data-testname="checkbox" type="checkbox" aria-label="Check" onclick="window.clicks = (window.clicks || 0) + 1">
+<input data-testname="stubborn" type="checkbox" aria-label="Stubborn" onclick="return false">
 <input data-testname="disabled" disabled aria-label="Disabled">
 <textarea data-testname="textarea" aria-label="Area"></textarea>
 <select data-testname="select" aria-label="Choice">
@@ -544,6 +545,9 @@ def test_set_value(walker_browser: WalkerBrowser, site: tuple[str, str]) -> None
     assert "rejected" in set_value("number", "forty")["error"]
     assert set_value("checkbox", True) == {"value": "true"}
     assert set_value("checkbox", False) == {"value": "false"}
+    # Checkboxes are clicked, not just set: frameworks listen for the click.
+    assert walker_browser.page("() => window.clicks") == 2
+    assert "cancelled" in set_value("stubborn", True)["error"]
     assert "checkbox or radio" in set_value("text", True)["error"]
     assert "disabled" in set_value("disabled", "x")["error"]
     assert set_value("textarea", "line1\nline2") == {"value": "line1\nline2"}
@@ -588,9 +592,11 @@ def test_walker_file_is_a_plain_function_declaration(walker_browser: WalkerBrows
     )
     assert raw["type"] == "success"
     assert raw["result"] == {"type": "string", "value": "Title\nBlock one\nBlock two"}
-    # Page scripts see nothing of the walker's state: it lives in the sandbox realm.
-    walker_browser.call("snapshot")
+    # Page scripts see nothing of the walker's state, and cannot bend the DOM API it uses: it runs in the sandbox.
+    walker_browser.page("() => { Element.prototype.getAttribute = () => 'tampered'; }")
+    snap = walker_browser.call("snapshot")
     assert walker_browser.page("() => typeof window.__browserToolsetWalker") == "undefined"
+    assert [n["name"] for n in walk(snap["root"]) if n["role"] == "heading"] == ["Title"]
 
 
 def _big_page(target: int = 5000) -> str:
@@ -646,3 +652,65 @@ def test_snapshot_timing_on_a_5000_element_page(walker_browser: WalkerBrowser, s
         f" for {round_trips[True][1] / 1e6:.2f} MB"
     )
     assert elements >= 5000
+
+
+SPARSE_DEFAULTS: dict[str, Any] = {
+    "name": "",
+    "key": None,
+    "value": None,
+    "description": "",
+    "placeholder": "",
+    "states": [],
+    "level": None,
+    "bounds": None,
+    "visible": True,
+    "inViewport": True,
+    "interactive": False,
+    "children": [],
+}
+
+
+def test_sparse_snapshot_is_the_full_one_without_defaults(walker_browser: WalkerBrowser, site: tuple[str, str]) -> None:
+    walker_browser.get(site[0] + STATES)
+    full = walker_browser.call("snapshot")
+    sparse = walker_browser.call("snapshot", {"sparse": True})
+
+    def expand(node: Node) -> Node:
+        out = {**SPARSE_DEFAULTS, **node}
+        out["children"] = [expand(child) for child in out["children"]]
+        return out
+
+    assert sparse["document"] == full["document"]
+    assert expand(sparse["root"]) == full["root"]
+    assert len(json.dumps(sparse)) < len(json.dumps(full)) / 2
+
+
+NAMES = page(
+    "/names",
+    """
+<button data-testname="plain">OK</button>
+<div role="tablist"><div data-testname="closable" role="tab">Doc <button>Close</button></div></div>
+<input data-testname="described" aria-label="Email" aria-describedby="hint" aria-invalid="true"
+  aria-errormessage="err"><span id="hint">We never share it.</span><span id="err">Not an email</span>
+<a data-testname="titled" href="/x" title="More about it">Read</a>
+<button data-testname="icon"><svg viewBox="0 0 8 8" width="8" height="8"><title>Settings</title><path d="M0 0h8v8z"/>
+  </svg></button>
+""",
+)
+
+
+def test_names_descriptions_and_presentational_children(walker_browser: WalkerBrowser, site: tuple[str, str]) -> None:
+    walker_browser.get(site[0] + NAMES)
+    found = elements_by_testname(walker_browser)
+    snap = walker_browser.call("snapshot")
+
+    def node(name: str) -> Node:
+        return by_key(snap["root"], found[name]["key"])
+
+    # A button's text is its name; ARIA makes its children presentational, so the tree does not repeat them...
+    assert (node("plain")["name"], node("plain")["children"]) == ("OK", [])
+    assert (node("icon")["name"], node("icon")["children"]) == ("Settings", [])
+    # ...unless something inside can be acted on.
+    assert [c["role"] for c in node("closable")["children"]] == ["text", "button"]
+    assert node("described")["description"] == "We never share it. Not an email"
+    assert (node("titled")["name"], node("titled")["description"]) == ("Read", "More about it")
