@@ -111,10 +111,11 @@ def frame_for(viewport: Size, limits: ImageLimits) -> Frame:
     return Frame(viewport=viewport, image=limits.fit(viewport.width, viewport.height))
 
 
-def _open(capture: Capture) -> Image.Image:
+def _open(capture: Capture, *, decode: bool = True) -> Image.Image:
     try:
         image = Image.open(io.BytesIO(capture.png))
-        image.load()
+        if decode:
+            image.load()
     except Exception as exc:  # a driver handing us something that is not an image is reported, not crashed on
         raise ActionError(f"The browser returned an unreadable screenshot ({type(exc).__name__}).") from exc
     return image
@@ -139,9 +140,13 @@ def _resized(image: Image.Image, size: Size) -> Image.Image:
 
 
 def screenshot_image(capture: Capture, frame: Frame, limits: ImageLimits) -> BetaScreenshotResult:
-    """The capture resized to the frame's image size (whatever resolution the browser captured at)."""
-    image = _open(capture)
-    return _encode(_resized(image, frame.image), limits)
+    """The capture resized to the frame's image size (whatever resolution the browser captured at). A PNG capture
+    that already has that size is passed through untouched: decoding and re-encoding it would cost more than the
+    capture itself."""
+    image = _open(capture, decode=False)  # reads the header only
+    if limits.format == "png" and image.format == "PNG" and image.size == (frame.image.width, frame.image.height):
+        return BetaScreenshotResult(data=base64.b64encode(capture.png).decode("ascii"), media_type="image/png")
+    return _encode(_resized(_open(capture), frame.image), limits)
 
 
 def zoom_image(

@@ -57,6 +57,13 @@ AUTO_REPEAT_DELAY = 0.5
 AUTO_REPEAT_INTERVAL = 1 / 30
 """Typical desktop keyboard settings: repeats start after half a second, thirty per second."""
 
+KEY_SEPARATOR = "@"
+"""Between the walker's element key and its document id in the keys the driver hands out."""
+
+POPUP_PROBE_SECONDS = 1.0
+"""How long a page-opened tab may take to answer a trivial script before it counts as stuck (see
+`SeleniumDriver._check_popup`)."""
+
 READABLE = ("domContentLoaded", "load", "failed", "aborted", "download")
 """Navigation stages after which the tab's document can be read (or after which no new one is coming)."""
 
@@ -155,6 +162,10 @@ class SeleniumDriver:
         """Tabs the driver keeps open but does not report: closing the last tab would end the session."""
         self._active: str | None = None
         self._active_lock = threading.Lock()
+        self._documents: dict[str, tuple[str, int]] = {}
+        """Per tab: the document its last snapshot read, and the commit count then (see `_local_key`)."""
+        self._unsettled: dict[str, threading.Event] = {}
+        """Page-opened tabs still being checked (see `_check_popup`): calls on them wait for the check."""
         try:
             self._conn = BidiConnection(self._session.websocket_url, timeout=self.config.command_timeout)
             self._state = BrowserState(
@@ -235,12 +246,49 @@ class SeleniumDriver:
                 except BidiError as exc:
                     log.info("%s cannot report %s: %s", self.name, event, exc)
 
-    def _prepare_new_tab(self, handle: str) -> None:
+    def _prepare_new_tab(self, handle: str, opener: str | None) -> None:
         """Runs on the event thread for every new tab, page-opened ones included: same viewport everywhere."""
         try:
             self._send_viewport(handle)
         except BidiError:
             log.debug("could not size the new tab %s", handle, exc_info=True)
+        if opener is not None:
+            done = threading.Event()
+            self._unsettled[handle] = done
+            threading.Thread(target=self._check_popup, args=(handle, done), name="check-popup", daemon=True).start()
+
+    def _check_popup(self, handle: str, done: threading.Event) -> None:
+        """Chromium's BiDi never answers commands addressed to a tab opened by `window.open` (scripts by context,
+        input, screenshots) until that tab navigates again. Once the popup's first page is in, probe it; a popup
+        that does not answer is reloaded, which brings it back."""
+        try:
+            started = time.monotonic()
+
+            def first_page_in() -> bool:
+                records = [r for r in self._state.navigations.values() if r.context == handle]
+                if not self._state.is_tab(handle) or any(r.stage in ("load", "failed", "aborted") for r in records):
+                    return True
+                return not records and time.monotonic() - started > 1.0
+
+            self._state.wait(first_page_in, self.config.navigation_timeout)
+            if not self._state.is_tab(handle):
+                return
+            probe = {"expression": "0", "target": {"context": handle}, "awaitPromise": False}
+            try:
+                self._conn.command("script.evaluate", probe, timeout=POPUP_PROBE_SECONDS)
+                return
+            except BidiTimeout:
+                log.info("the page-opened tab %s does not answer BiDi commands; reloading it", handle)
+            self._conn.command(
+                "browsingContext.reload",
+                {"context": handle, "wait": "complete"},
+                timeout=self.config.navigation_timeout,
+            )
+        except BidiError:
+            log.debug("checking the page-opened tab %s failed", handle, exc_info=True)
+        finally:
+            done.set()
+            self._unsettled.pop(handle, None)
 
     def _send_viewport(self, handle: str) -> None:
         size = self.config.viewport
@@ -287,10 +335,14 @@ class SeleniumDriver:
             raise
 
     def _tab(self, handle: str) -> str:
+        """`handle`, checked to be an open tab the driver reports (else `TabGone`) and ready for commands."""
         if handle in self._hidden or not self._state.is_tab(handle):
             self._conn.settle(0.5)
             if handle in self._hidden or not self._state.is_tab(handle):
                 raise TabGone(handle)
+        checking = self._unsettled.get(handle)
+        if checking is not None:
+            checking.wait(self.config.navigation_timeout + 5)
         return handle
 
     def _target(self, handle: str, *, sandbox: bool) -> dict[str, str]:
@@ -407,8 +459,13 @@ class SeleniumDriver:
     def _after_input(self, handle: str, since: int) -> None:
         """When the input started a navigation of the tab, wait until the new document is readable, so the next
         call does not read the old one (or fail halfway through the switch)."""
-        self._conn.settle(1.0)
         started = self._state.navigations_since(handle, since)
+        if not started:
+            # A navigation the input caused can be announced a few milliseconds after the input's reply: one
+            # round trip through the page gives it that time.
+            self._peek(handle, "0", timeout=2)
+            self._conn.settle(1.0)
+            started = self._state.navigations_since(handle, since)
         if started:
             self._wait_loaded(handle, started[-1], self.config.navigation_timeout, READABLE)
 
@@ -539,6 +596,7 @@ class SeleniumDriver:
             if self._active == handle:
                 self._active = None
         self._cdp_sessions.pop(handle, None)
+        self._documents.pop(handle, None)
 
     # --- navigation -------------------------------------------------------------------------------------------------
 
@@ -814,10 +872,34 @@ class SeleniumDriver:
     # --- accessibility tree and elements --------------------------------------------------------------------------
 
     def snapshot(self, handle: str) -> AXSnapshot:
-        return ax_snapshot(self._walker(handle, "snapshot", {}))
+        for _ in range(3):
+            self._conn.settle(1.0)
+            committed = self._state.committed(handle)
+            raw = self._walker(handle, "snapshot", {})
+            self._conn.settle(1.0)
+            if self._state.committed(handle) == committed:
+                break
+            # A document committed while the page was read: the tree may be either one's. Read again.
+            self._wait_settled(handle, self.config.navigation_timeout)
+        document = str(raw.get("document") or "") if isinstance(raw, dict) else ""
+        # Noted before the walk: a document that commits during it makes these keys stale, never the reverse.
+        self._documents[handle] = (document, committed)
+        return ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{document}")
+
+    def _local_key(self, handle: str, key: str) -> str:
+        """The walker's own key inside a driver key. The walker numbers elements afresh in every document, so its
+        key alone could name an unrelated element of the page that replaced the one it came from; the driver's
+        key carries its document, and a key from any document but the tab's current one is `ElementGone`."""
+        local, separator, document = key.rpartition(KEY_SEPARATOR)
+        if not separator:
+            return key
+        known = self._documents.get(handle)
+        if known is None or known[0] != document or self._state.committed(handle) != known[1]:
+            raise ElementGone(key)
+        return local
 
     def element_center(self, handle: str, key: str) -> Point:
-        result = self._walker(handle, "center", {"key": key})
+        result = self._walker(handle, "center", {"key": self._local_key(handle, key)})
         if result is None:
             raise ElementGone(key)
         if isinstance(result, dict) and "error" in result:
@@ -827,11 +909,11 @@ class SeleniumDriver:
         return Point(float(result["x"]), float(result["y"]))
 
     def scroll_into_view(self, handle: str, key: str) -> None:
-        if self._walker(handle, "scrollIntoView", {"key": key}) is None:
+        if self._walker(handle, "scrollIntoView", {"key": self._local_key(handle, key)}) is None:
             raise ElementGone(key)
 
     def set_value(self, handle: str, key: str, value: FormValue) -> str:
-        result = self._walker(handle, "setValue", {"key": key, "value": value})
+        result = self._walker(handle, "setValue", {"key": self._local_key(handle, key), "value": value})
         if result is None:
             raise ElementGone(key)
         if isinstance(result, dict) and "error" in result:
@@ -841,7 +923,7 @@ class SeleniumDriver:
         return "" if result["value"] is None else str(result["value"])
 
     def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
-        element = self._walker(handle, "element", {"key": key}, raw=True)
+        element = self._walker(handle, "element", {"key": self._local_key(handle, key)}, raw=True)
         if not isinstance(element, dict) or element.get("type") != "node" or not element.get("sharedId"):
             raise ElementGone(key)
         try:

@@ -94,7 +94,7 @@ def _dict(value: Any) -> dict[str, Any]:
 def _duration(timings: Mapping[str, Any]) -> float | None:
     """A request's duration from its BiDi timings: Chromium gives them relative to `timeOrigin` (with
     `requestTime` 0), Firefox as epoch times; `responseEnd - requestTime` is right for both."""
-    end, start = timings.get("responseEnd"), timings.get("requestTime")
+    end, start = timings.get("responseEnd") or timings.get("responseStart"), timings.get("requestTime")
     if not isinstance(end, (int, float)) or not isinstance(start, (int, float)) or end <= 0 or end < start:
         return None
     return round(float(end) - float(start), 1)
@@ -149,7 +149,7 @@ class BrowserState:
         *,
         dialog_accept: bool,
         download_dir: str | None,
-        on_new_tab: Callable[[str], None],
+        on_new_tab: Callable[[str, str | None], None],
     ) -> None:
         self._conn = connection
         self._dialog_accept = dialog_accept
@@ -173,6 +173,8 @@ class BrowserState:
         self._console: dict[str, deque[ConsoleEntry]] = {}
         self._network: dict[str, deque[NetworkEntry]] = {}
         self._request_started: dict[str, float] = {}
+        self._open_entries: dict[str, NetworkEntry] = {}
+        """Entries of responses that started but have not completed, by request id and redirect count."""
         self._content_length: dict[str, int] = {}
         self.navigations: dict[str, NavRecord] = {}
         self._downloads: dict[str, _Download] = {}
@@ -233,6 +235,12 @@ class BrowserState:
             context = self.contexts.get(handle or "")
             return context.top if context else None
 
+    def committed(self, handle: str) -> int:
+        """The sequence number of the last document commit in `handle` (0 when none was seen)."""
+        with self.lock:
+            context = self.contexts.get(handle)
+            return context.committed_seq if context else -1
+
     def is_tab(self, handle: str) -> bool:
         with self.lock:
             return handle in self.contexts and self.contexts[handle].parent is None
@@ -265,7 +273,7 @@ class BrowserState:
             # Tabs the driver opens are filtered out when drained: this event can overtake the reply that tells
             # the driver the new tab's handle.
             self._events.append((self.seq, TabOpened(handle, str(opener) if opener else None)))
-        self._on_new_tab(handle)
+        self._on_new_tab(handle, str(opener) if opener else None)
 
     def _context_destroyed(self, params: JSON) -> None:
         handle = str(params.get("context"))
@@ -574,18 +582,25 @@ class BrowserState:
                     del self._content_length[old]
 
     def _response_started(self, params: JSON) -> None:
+        """Entries are made when the response starts: a response whose body the page never reads never
+        completes (Chromium then sends no `responseCompleted`), yet it is traffic `read_network` must show."""
         self._remember_length(params)
+        self._response(params, final=False)
 
     def _response_completed(self, params: JSON) -> None:
         self._remember_length(params)
+        self._response(params, final=True)
+
+    def _response(self, params: JSON, *, final: bool) -> None:
         request = _dict(params.get("request"))
         response = _dict(params.get("response"))
         status = response.get("status")
+        code = status if isinstance(status, int) else None
         with self.lock:
             record = self._record(params) if params.get("navigation") else None
-            if record is not None and isinstance(status, int):
-                record.status = status
-            self._add_network(params, request, status if isinstance(status, int) else None, response, "")
+            if record is not None and code is not None:
+                record.status = code
+            self._add_network(params, request, code, response, "", final=final)
 
     def _fetch_error(self, params: JSON) -> None:
         request = _dict(params.get("request"))
@@ -594,16 +609,24 @@ class BrowserState:
             record = self._record(params) if params.get("navigation") else None
             if record is not None:
                 record.error = error
-            self._add_network(params, request, None, {}, error)
+            self._add_network(params, request, None, {}, error, final=True)
 
     def _add_network(
-        self, params: JSON, request: Mapping[str, Any], status: int | None, response: Mapping[str, Any], error: str
+        self,
+        params: JSON,
+        request: Mapping[str, Any],
+        status: int | None,
+        response: Mapping[str, Any],
+        error: str,
+        *,
+        final: bool,
     ) -> None:
-        """Append an entry to its tab's buffer. Call under `lock`."""
+        """Add or complete the request's entry in its tab's buffer. Call under `lock`."""
         top = self.top_of(params.get("context"))
         if top is None:
             return
-        started = self._request_started.pop(str(request.get("request")), None)
+        exchange = f"{request.get('request')}/{params.get('redirectCount', 0)}"
+        started = self._request_started.get(str(request.get("request")))
         duration = _duration(_dict(request.get("timings")))
         ended = _timestamp(params)
         if duration is None and started is not None and ended > started:
@@ -611,17 +634,34 @@ class BrowserState:
         if started is not None and duration is not None:
             # Chromium stamps a response with its request's start time.
             ended = max(ended, started + duration)
-        self._network[top].append(
-            NetworkEntry(
-                method=str(request.get("method") or "GET"),
-                url=_clip(str(request.get("url") or "")),
-                status=status,
-                mime_type=str(response.get("mimeType") or ""),
-                duration_ms=duration,
-                error=_clip(error),
-                timestamp=ended,
-            )
+        entry = NetworkEntry(
+            method=str(request.get("method") or "GET"),
+            url=_clip(str(request.get("url") or "")),
+            status=status,
+            mime_type=str(response.get("mimeType") or ""),
+            duration_ms=duration,
+            error=_clip(error),
+            timestamp=ended,
         )
+        buffer = self._network[top]
+        previous = self._open_entries.pop(exchange, None)
+        current = entry
+        if previous is None:
+            buffer.append(entry)
+        else:
+            # Complete the entry if it still waits to be drained; one already drained stays as it was read.
+            current = attrs.evolve(entry, timestamp=previous.timestamp)
+            for index, old in enumerate(buffer):
+                if old is previous:
+                    buffer[index] = current
+                    break
+        if final:
+            self._request_started.pop(str(request.get("request")), None)
+        else:
+            self._open_entries[exchange] = current
+            if len(self._open_entries) > 4 * MAX_BUFFERED:
+                for old_key in list(self._open_entries)[:MAX_BUFFERED]:
+                    del self._open_entries[old_key]
 
     def drain_network(self, handle: str) -> list[NetworkEntry] | None:
         with self.lock:

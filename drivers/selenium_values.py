@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from browser_toolset.errors import DriverError
@@ -214,16 +214,17 @@ def _describe_node(node: Mapping[str, Any]) -> str:
 # --- the walker's snapshot ------------------------------------------------------------------------------------------
 
 
-def ax_snapshot(raw: Any) -> AXSnapshot:
-    """The walker's `snapshot` result (plain JSON) as an `AXSnapshot`. Raises `DriverError` for a malformed one."""
+def ax_snapshot(raw: Any, qualify: Callable[[str], str] = str) -> AXSnapshot:
+    """The walker's `snapshot` result (plain JSON) as an `AXSnapshot`, each element key passed through `qualify`.
+    Raises `DriverError` for a malformed one."""
     if not isinstance(raw, Mapping) or not isinstance(raw.get("root"), Mapping):
         raise DriverError("the page walker returned no accessibility tree")
     viewport = _mapping(raw.get("viewport"))
     size = Size(int(viewport.get("width") or 0), int(viewport.get("height") or 0))
-    return AXSnapshot(document=str(raw.get("document") or ""), root=_ax_tree(raw["root"]), viewport=size)
+    return AXSnapshot(document=str(raw.get("document") or ""), root=_ax_tree(raw["root"], qualify), viewport=size)
 
 
-def _ax_tree(root: Mapping[str, Any]) -> AXNode:
+def _ax_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXNode:
     """Post-order conversion with an explicit stack: each node is built once all its children are."""
     built: dict[int, AXNode] = {}
     stack: list[tuple[Mapping[str, Any], bool]] = [(root, False)]
@@ -234,7 +235,7 @@ def _ax_tree(root: Mapping[str, Any]) -> AXNode:
             stack.append((node, True))
             stack.extend((child, False) for child in reversed(children))
             continue
-        built[id(node)] = _ax_node(node, tuple(built.pop(id(child)) for child in children))
+        built[id(node)] = _ax_node(node, tuple(built.pop(id(child)) for child in children), qualify)
     return built[id(root)]
 
 
@@ -242,7 +243,7 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _ax_node(node: Mapping[str, Any], children: tuple[AXNode, ...]) -> AXNode:
+def _ax_node(node: Mapping[str, Any], children: tuple[AXNode, ...], qualify: Callable[[str], str]) -> AXNode:
     states = node.get("states") or ()
     known = sorted({s for s in states if isinstance(s, str) and s in _STATE_ORDER}, key=_STATE_ORDER.__getitem__)
     bounds = node.get("bounds")
@@ -255,7 +256,7 @@ def _ax_node(node: Mapping[str, Any], children: tuple[AXNode, ...]) -> AXNode:
     return AXNode(
         role=_text(node.get("role")) or "generic",
         name=_text(node.get("name")),
-        key=None if key is None else str(key),
+        key=None if key is None else qualify(str(key)),
         value=None if value is None else str(value),
         description=_text(node.get("description")),
         placeholder=_text(node.get("placeholder")),

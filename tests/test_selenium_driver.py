@@ -426,7 +426,8 @@ def test_snapshot_and_element_actions(driver: SeleniumDriver, tab: str, server: 
     assert driver.set_value(tab, colour.key, "Blue") in ("b", "Blue")
     with pytest.raises(InvalidValue, match="Red"):
         driver.set_value(tab, colour.key, "Purple")
-    values = "['name', 'agree', 'colour'].map(id => document.getElementById(id)).map(e => e.checked ?? e.value)"
+    values = "['name', 'agree', 'colour'].map(id => document.getElementById(id))"
+    values += ".map(e => e.type === 'checkbox' ? e.checked : e.value)"
     assert js(driver, tab, values) == '["Grace", true, "b"]'
     assert js(driver, tab, "changes.join()") == "name,agree,colour"
     again = driver.snapshot(tab)
@@ -439,6 +440,11 @@ def test_snapshot_and_element_actions(driver: SeleniumDriver, tab: str, server: 
         driver.element_center(tab, name.key)
     with pytest.raises(ElementGone):
         driver.set_value(tab, name.key, "x")
+    fresh = find(driver.snapshot(tab).root, "textbox", "Name")
+    assert fresh.key is not None and driver.element_center(tab, fresh.key)
+    js(driver, tab, "document.getElementById('name').remove()")
+    with pytest.raises(ElementGone):
+        driver.element_center(tab, fresh.key)
 
 
 def test_scroll_into_view_and_center_of_a_far_element(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
