@@ -170,7 +170,8 @@ class Driver(Protocol):
         """Set a form control's value directly and fire `input` and `change`: a boolean checks or unchecks a
         checkbox or radio, a string picks a select option by value or visible text (`InvalidValue` naming the
         options when neither matches), anything else is the text of a text field. Returns the value as the
-        control now holds it. Raises `ElementGone`, or `InvalidValue` for an element that is no form control."""
+        tree shows it now: `"true"`/`"false"` for a checkbox, the chosen option's visible text for a select, the
+        field's text otherwise. Raises `ElementGone`, or `InvalidValue` for an element that is no form control."""
         ...
 
     def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:

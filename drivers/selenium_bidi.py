@@ -146,6 +146,7 @@ class BidiConnection:
         if not track:
             pending.done.set()  # marks it fire-and-forget for the reader
         payload = json.dumps({"id": command_id, "method": method, "params": dict(params or {})})
+        log.debug("-> %.500s", payload)
         try:
             self._ws.send(payload)
         except (OSError, websocket.WebSocketException) as exc:
@@ -202,6 +203,7 @@ class BidiConnection:
                 break
             if not raw:
                 break
+            log.debug("<- %.500s", raw)
             try:
                 message = json.loads(raw)
             except ValueError:

@@ -1520,7 +1520,8 @@ function (op, arg) {
     nativeSetter(select, "value").call(select, option.value);
     option.selected = true;
     fire(select, null);
-    return { value: select.value };
+    // the option's text, as the tree shows a select's value, so Claude reads back what it chose
+    return { value: collapse(option.label || option.text) };
   }
 
   // ---------------------------------------------------------------------------------------------------------

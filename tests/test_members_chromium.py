@@ -1,0 +1,56 @@
+"""Every member through the executor on headless Chromium (the browser CI always has)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterator
+
+import pytest
+from PIL import Image
+
+from browser_toolset import BrowserToolset, URLPolicy
+from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.drivers.selenium_launch import SeleniumConfig
+from browser_toolset.values import Size
+from tests.browser_suite import MemberSuite, session, uploads  # noqa: F401  (fixtures)
+from tests.selenium_support import require_browser
+from tests.serve import PageServer
+from tests.session import Session, images, ok
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[PageServer]:
+    with PageServer() as pages:
+        yield pages
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[SeleniumDriver]:
+    require_browser("chromium")
+    with SeleniumDriver(SeleniumConfig(browser="chromium")) as chromium:
+        yield chromium
+
+
+class TestChromium(MemberSuite):
+    pass
+
+
+def test_a_large_viewport_is_scaled_and_clicks_land_on_the_pixel_shown(server: PageServer) -> None:
+    require_browser("chromium")
+    with SeleniumDriver(SeleniumConfig(browser="chromium", viewport=Size(2560, 1440))) as big:
+        session = Session(BrowserToolset(big, navigation=URLPolicy(allow_private=True)))
+        ok(session.call("navigate", url=server.url("canvas.html")))
+        shot = images(ok(session.call("screenshot")))[0]
+        image = Image.open(io.BytesIO(base64.b64decode(shot["source"]["data"])))
+        assert image.size == (1429, 804)
+        # image pixel (700, 400) shows CSS pixels x in [1254.1, 1255.9), y in [716.4, 718.2)
+        ok(session.call("left_click", target={"type": "coordinate", "x": 700, "y": 400}))
+        clicks = big.evaluate(big.active_tab() or "", "JSON.stringify(window.events.filter(e => e.type == 'click'))")
+        import json
+
+        (click,) = json.loads(clicks)
+        # the CSS pixel clicked (its centre) is the one image pixel (700, 400) shows
+        assert int((click["x"] + 0.5) * 1429 / 2560) == 700 and int((click["y"] + 0.5) * 804 / 1440) == 400
