@@ -126,9 +126,9 @@ class SmokeSuite:
         clicks = [e for e in session.js("window.events") if e["type"] == "click"]
         assert (clicks[-1]["x"], clicks[-1]["y"]) == (321, 123)
         # and the screenshot shows the red marker the page drew at exactly that pixel
-        from tests.selenium_support import pixel
-
         import base64
+
+        from tests.selenium_support import pixel
 
         png = base64.b64decode(images(ok(session.call("screenshot")))[0]["source"]["data"])
         assert pixel(png, 321, 123)[:3] == (255, 0, 0)
@@ -183,15 +183,19 @@ class MemberSuite(SmokeSuite):
     def test_buttons_counts_and_modifiers(self, session: BrowserSession) -> None:
         session.go("canvas.html")
         point = {"type": "coordinate", "x": 200, "y": 150}
-        ok(session.call("right_click", target=point))
-        ok(session.call("middle_click", target=point))
+        # each at its own point, so that no browser counts one click on from the one before
+        ok(session.call("right_click", target={"type": "coordinate", "x": 50, "y": 50}))
+        ok(session.call("middle_click", target={"type": "coordinate", "x": 400, "y": 50}))
         ok(session.call("double_click", target=point, modifiers="shift"))
-        ok(session.call("triple_click", target=point, modifiers="ctrl"))
+        # elsewhere, so that the browser does not count it on from the double click
+        ok(session.call("triple_click", target={"type": "coordinate", "x": 600, "y": 400}))
+        ok(session.call("left_click", target={"type": "coordinate", "x": 700, "y": 500}, modifiers="ctrl+alt"))
         events = session.js("window.events.filter(e => e.type !== 'mousemove')")
         downs = [e for e in events if e["type"] == "mousedown"]
         assert [d["button"] for d in downs[:2]] == [2, 1]
-        assert [d["detail"] for d in downs[2:]] == [1, 2, 1, 2, 3]
-        assert all(d["shift"] for d in downs[2:4]) and all(d["ctrl"] for d in downs[4:])
+        assert [d["detail"] for d in downs[2:]] == [1, 2, 1, 2, 3, 1]
+        assert all(d["shift"] for d in downs[2:4]) and not any(d["shift"] or d["ctrl"] for d in downs[4:7])
+        assert downs[7]["ctrl"] and downs[7]["alt"]
         assert any(e["type"] == "dblclick" for e in events)
         assert any(e["type"] == "contextmenu" for e in events)
 
@@ -233,7 +237,9 @@ class MemberSuite(SmokeSuite):
         ok(session.call("left_click", target={"type": "ref", "ref": far}))
         assert session.js("document.getElementById('far').textContent") == "far clicked"
         assert "scroll_amount" in error(
-            session.call("scroll", target={"type": "coordinate", "x": 1, "y": 1}, scroll_direction="up", scroll_amount=11)
+            session.call(
+                "scroll", target={"type": "coordinate", "x": 1, "y": 1}, scroll_direction="up", scroll_amount=11
+            )
         )
 
     # --- keyboard and timing ----------------------------------------------------------------------------------
@@ -312,7 +318,11 @@ class MemberSuite(SmokeSuite):
     def test_form_input(self, session: BrowserSession) -> None:
         session.go("form.html")
         tree = text(ok(session.call("read_page", filter="all")))
-        ok(session.call("form_input", target={"type": "ref", "ref": ref_starting(tree, 'checkbox "I agree"')}, value=True))
+        ok(
+            session.call(
+                "form_input", target={"type": "ref", "ref": ref_starting(tree, 'checkbox "I agree"')}, value=True
+            )
+        )
         colour = ref_starting(tree, 'combobox "Colour"')
         assert "'Green'" in text(ok(session.call("form_input", target={"type": "ref", "ref": colour}, value="Green")))
         ok(session.call("form_input", target={"type": "ref", "ref": colour}, value="b"))
@@ -327,7 +337,9 @@ class MemberSuite(SmokeSuite):
         attachment = session.ref('button "Attachment"')
         ok(session.call("file_upload", target={"type": "ref", "ref": attachment}, paths=[str(uploads / "a.txt")]))
         session.until(lambda: session.js("document.getElementById('status').textContent") == "files: a.txt:5")
-        assert "outside" in error(session.call("file_upload", target={"type": "ref", "ref": attachment}, paths=["/etc/hostname"]))
+        assert "outside" in error(
+            session.call("file_upload", target={"type": "ref", "ref": attachment}, paths=["/etc/hostname"])
+        )
 
     # --- diagnostics and scripting ----------------------------------------------------------------------------
 
@@ -363,7 +375,9 @@ class MemberSuite(SmokeSuite):
 
     def test_downloads_start_and_complete(self, session: BrowserSession) -> None:
         session.go("links.html")
-        result = ok(session.call("left_click", target={"type": "ref", "ref": session.ref('link "Download the report"')}))
+        result = ok(
+            session.call("left_click", target={"type": "ref", "ref": session.ref('link "Download the report"')})
+        )
         seen = list(state(result).get("state_changes", []))
 
         def completed() -> bool:

