@@ -13,10 +13,9 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import TextIO, cast
+from typing import TextIO
 
 from anthropic.tools.browser import BetaConfirmContext, BetaLocalFilePolicy
-from anthropic.types.beta import BetaBrowserToolsetConfigsParam
 
 from .batch import run_batch
 from .images import ImageLimits
@@ -112,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         driver,
         navigation=URLPolicy(allowed_hosts=args.allow_host, allow_private=args.allow_private),
         image_limits=limits,
-        configs=cast(BetaBrowserToolsetConfigsParam, {name: {"enabled": True} for name in args.enable}) or None,
+        configs={name: {"enabled": True} for name in args.enable} or None,
         confirm=_approve_unattended if args.enable else None,
         file_policy=file_policy,
     )

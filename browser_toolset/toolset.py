@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from anthropic.tools.browser import (
     BetaAbstractBrowserToolset20260801,
@@ -157,17 +157,18 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         image_limits: ImageLimits | None = None,
         documents: DocumentResolver | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        configs: BetaBrowserToolsetConfigsParam | None = None,
+        configs: BetaBrowserToolsetConfigsParam | Mapping[str, Mapping[str, bool]] | None = None,
         confirm: BetaConfirmCallable | None = None,
         url_policy: BetaURLPolicy | None = None,
         file_policy: BetaFilePolicy | None = None,
         tool_configs: Any = None,
     ) -> None:
+        wire_configs = cast("BetaBrowserToolsetConfigsParam | None", configs)
         if url_policy is None:
-            super().__init__(configs=configs, confirm=confirm, file_policy=file_policy, tool_configs=tool_configs)
+            super().__init__(configs=wire_configs, confirm=confirm, file_policy=file_policy, tool_configs=tool_configs)
         else:
             super().__init__(
-                configs=configs,
+                configs=wire_configs,
                 confirm=confirm,
                 url_policy=url_policy,
                 file_policy=file_policy,

@@ -86,7 +86,7 @@ def session(driver: Any, server: PageServer, uploads: Path) -> Iterator[BrowserS
     toolset = BrowserToolset(
         driver,
         navigation=URLPolicy(allow_private=True),
-        configs={name: {"enabled": True} for name in OPTIONAL},  # type: ignore[misc]
+        configs={name: {"enabled": True} for name in OPTIONAL},
         confirm=lambda context: True,
         file_policy=BetaLocalFilePolicy(upload_roots=[str(uploads)]),
         sleep=lambda seconds: time.sleep(min(seconds, 0.2)),

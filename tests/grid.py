@@ -46,7 +46,7 @@ def _config(folder: Path) -> Path:
         ("chromium", "chrome", "goog:chromeOptions"),
         ("firefox", "firefox", "moz:firefoxOptions"),
     ):
-        config = SeleniumConfig(browser=family)  # type: ignore[arg-type]
+        config = SeleniumConfig(browser=family)
         browser, driver = find_browser_binary(config), find_driver_binary(config)
         if not browser or not driver:
             continue
