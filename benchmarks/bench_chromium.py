@@ -32,17 +32,9 @@ from typing import Any
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset, URLPolicy, load_driver
+from browser_toolset.drivers.selenium_launch import CHROMIUM_FLAGS
 
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM_ARGS = ["--headless=new", *CHROMIUM_FLAGS]
 
 PAGE = """<!doctype html><title>Bench</title>
 <input id="q" style="position:absolute;left:20px;top:20px;width:200px" aria-label="Query">

@@ -1,7 +1,7 @@
 """All 31 members through `BrowserToolset` on a real browser, against pages served on 127.0.0.1.
 
-The suites are classes so that each browser's module (`test_members_chromium.py`, `..._firefox.py`,
-`..._grid.py`) runs the same tests on its own `driver` fixture. Every result goes through `tests.session.Session`,
+The suites are classes so that `test_members_local.py` (Chromium and Firefox) and `test_members_grid.py` run the
+same tests on their own `driver` fixture. Every result goes through `tests.session.Session`,
 so the contract validator checks each one. Page state is read back with the driver's `evaluate` (not through
 `javascript_exec`), so a check never depends on the member it checks.
 """

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
+from browser_toolset.drivers.selenium_launch import CHROMIUM_FLAGS
+
 WALKER_SOURCE: str = (importlib.resources.files("browser_toolset.drivers") / "walker.js").read_text("utf-8")
 """The walker: one JavaScript function expression `(op, arg) => result`."""
 
@@ -35,16 +37,7 @@ WALKER_CALL: str = (
     "}"
 )
 
-CHROMIUM_FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
+HEADLESS_CHROMIUM_FLAGS = ("--headless=new", *CHROMIUM_FLAGS)
 
 
 def local_value(value: Any) -> dict[str, Any]:
@@ -150,7 +143,11 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     options.enable_bidi = True
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={window_size[0]},{window_size[1]}"):
+    for flag in (
+        *HEADLESS_CHROMIUM_FLAGS,
+        f"--user-data-dir={profile}",
+        f"--window-size={window_size[0]},{window_size[1]}",
+    ):
         options.add_argument(flag)
     fast_utf8_validation()
     driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))

