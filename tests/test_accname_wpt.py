@@ -1,7 +1,7 @@
 """The walker's accessible names against the W3C accname tests of web-platform-tests.
 
-The corpus (`/work/shared/corpora/wpt-accname`, or $BROWSER_TOOLSET_WPT_ACCNAME) holds the unchanged WPT pages and
-`cases.json`, one (page, element, expected name) per case. Each page is served over http on 127.0.0.1 in place,
+The corpus (`../shared/corpora/wpt-accname` beside the repository, or $BROWSER_TOOLSET_WPT_ACCNAME) holds the
+unchanged WPT pages and `cases.json`, one (page, element, expected name) per case. Each page is served over http on 127.0.0.1 in place,
 loaded once in one headless Chromium, and the walker's `inspect` op (the same role and name code the snapshot
 runs) names every case element. Chromium's own accessibility tree agrees with the expectations on 508 of the 523
 cases; FLOOR is what the walker measured when this test was written, so a change that loses a case fails here.
@@ -20,7 +20,9 @@ import pytest
 
 from tests.walker_support import WalkerBrowser, http_server
 
-CORPUS = Path(os.environ.get("BROWSER_TOOLSET_WPT_ACCNAME", "/work/shared/corpora/wpt-accname"))
+# the project's shared/ folder sits beside the repository (in CI too)
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "wpt-accname"
+CORPUS = Path(os.environ.get("BROWSER_TOOLSET_WPT_ACCNAME", str(DEFAULT_CORPUS)))
 CHROMIUM_SCORE = 508
 FLOOR = 520
 
