@@ -60,7 +60,7 @@ AUTO_REPEAT_INTERVAL = 1 / 30
 KEY_SEPARATOR = "@"
 """Between the walker's element key and its document id in the keys the driver hands out."""
 
-POPUP_PROBE_SECONDS = 1.0
+POPUP_PROBE_SECONDS = 0.5
 """How long a page-opened tab may take to answer a trivial script before it counts as stuck (see
 `SeleniumDriver._check_popup`)."""
 
@@ -215,12 +215,6 @@ class SeleniumDriver:
         contexts = [c for c in tree.get("contexts", []) if isinstance(c, dict)]
         self._state.seed(contexts)
         self._subscribe()
-        try:
-            # The walker's sandbox then exists from the start of every document, announced with its realm id,
-            # which script calls use as their target (see `BrowserState.realm_for`).
-            self._conn.command("script.addPreloadScript", {"functionDeclaration": "() => {}", "sandbox": SANDBOX})
-        except BidiError as exc:
-            log.info("%s takes no preload script: %s", self.name, exc)
         # From here on every request of every tab waits for the guard (which allows everything until one is set).
         self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
         try:
@@ -433,12 +427,14 @@ class SeleniumDriver:
         value = self._peek(handle, "document.readyState", timeout=2)
         return value if isinstance(value, str) else ""
 
-    def _peek(self, handle: str, expression: str, *, timeout: float, await_promise: bool = False) -> Any:
-        """A value read from the tab's document in the driver's sandbox (where page scripts cannot fake it), or
-        None when the tab cannot answer right now (navigating, closing)."""
+    def _peek(
+        self, handle: str, expression: str, *, timeout: float, await_promise: bool = False, sandbox: bool = True
+    ) -> Any:
+        """A value read from the tab's document (in the driver's sandbox by default, where page scripts cannot fake
+        it), or None when the tab cannot answer right now (navigating, closing)."""
         params = {"expression": expression, "awaitPromise": await_promise, "resultOwnership": "none"}
         try:
-            reply = self._script(handle, "script.evaluate", params, sandbox=True, timeout=timeout)
+            reply = self._script(handle, "script.evaluate", params, sandbox=sandbox, timeout=timeout)
         except (BidiError, DriverError):
             return None
         return decode(reply.get("result")) if reply.get("type") == "success" else None
@@ -486,7 +482,9 @@ class SeleniumDriver:
 
     def _title(self, handle: str) -> str:
         for _ in range(3):
-            value = self._peek(handle, "document.title", timeout=3)
+            # The page's own realm: a title is the page's to set anyway, and that realm is announced (so addressable
+            # by id) even in a popup Chromium has not yet made answer by context (see `_check_popup`).
+            value = self._peek(handle, "document.title", timeout=3, sandbox=False)
             if isinstance(value, str):
                 return value
             if not self._state.is_tab(handle):

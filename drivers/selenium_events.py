@@ -444,8 +444,8 @@ class BrowserState:
 
     def realm_for(self, handle: str, sandbox: str) -> str | None:
         """The realm of `handle`'s current document (its page realm, or the named sandbox), when the browser
-        announced it. Chromium never answers a script command that targets a page-opened popup by context (the
-        popup's first realm confuses its BiDi mapper), while the same command targeting the realm works."""
+        announced it. Chromium never answers a script command that targets a `window.open` popup by context until
+        the popup navigates again, while the same command targeting the realm works."""
         with self.lock:
             return self._realms.get((handle, sandbox))
 

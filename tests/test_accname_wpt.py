@@ -2,9 +2,10 @@
 
 The corpus (`../shared/corpora/wpt-accname` beside the repository, or $BROWSER_TOOLSET_WPT_ACCNAME) holds the
 unchanged WPT pages and `cases.json`, one (page, element, expected name) per case. Each page is served over http
-on 127.0.0.1 in place, loaded once in one headless Chromium, and the walker's `inspect` op (the same role and name code the snapshot
-runs) names every case element. Chromium's own accessibility tree agrees with the expectations on 508 of the 523
-cases; FLOOR is what the walker measured when this test was written, so a change that loses a case fails here.
+on 127.0.0.1 in place, loaded once in one headless Chromium, and the walker's `inspect` op (the same role and name
+code the snapshot runs) names every case element. Chromium's own accessibility tree agrees with the expectations
+on 508 of the 523 cases; FLOOR is what the walker measured when this test was written, so a change that loses a
+case fails here.
 """
 
 from __future__ import annotations
