@@ -83,10 +83,12 @@ class ToolsetMachine(RuleBasedStateMachine):
     @rule(page=st.sampled_from(["a", "b", "c", "missing"]), background=st.booleans())
     def navigate(self, page: str, background: bool) -> None:
         extra = {"tab_id": self.tabs[0]["tab_id"]} if background and self.tabs else {}
+        self.reads.pop(extra.get("tab_id") or self._active() or "", None)  # a new document, even at the same URL
         self._record(self.session.call("navigate", url=f"https://rand.test/{page}", **extra))
 
     @rule(word=st.sampled_from(["back", "forward", "reload"]))
     def history(self, word: str) -> None:
+        self.reads.pop(self._active() or "", None)  # a new document, even at the same URL
         self._record(self.session.call("navigate", url=word))
 
     @rule(index=st.integers(0, 5), bogus=st.booleans())
