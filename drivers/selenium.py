@@ -405,7 +405,7 @@ class SeleniumDriver:
         """Wait for the tab's newest navigation (if one is under way) to load or end."""
         self._conn.settle(1.0)
         with self._state.lock:
-            pending = [r for r in self._state.navigations.values() if r.context == handle]
+            pending = [r for r in self._state.navigations.values() if r.context == handle and not r.blocked_url]
         if pending and pending[-1].stage in ("started", "committed"):
             self._wait_loaded(handle, pending[-1], timeout, READABLE)
 
@@ -455,17 +455,17 @@ class SeleniumDriver:
     def _after_input(self, handle: str, since: int) -> None:
         """When the input started a navigation of the tab, wait until the new document is readable, so the next
         call does not read the old one (or fail halfway through the switch)."""
-        started = self._state.navigations_since(handle, since)
+        started = self._state.navigations_since(handle, since, refused=False)
         if not started:
             # A navigation the input caused can be announced a few milliseconds after the input's reply: one
             # round trip through the page gives it that time.
             self._peek(handle, "0", timeout=2)
             self._conn.settle(1.0)
-            started = self._state.navigations_since(handle, since)
+            started = self._state.navigations_since(handle, since, refused=False)
         if started:
             self._wait_loaded(handle, started[-1], self.config.navigation_timeout, READABLE)
 
-    def _page_state(self, handle: str) -> tuple[str, str]:
+    def _page_state(self, handle: str, *, title: bool = True) -> tuple[str, str]:
         """The tab's URL (as the browser reports it) and title."""
         url = ""
         try:
@@ -478,7 +478,7 @@ class SeleniumDriver:
         except BidiError as exc:
             if exc.error in _GONE_ERRORS:
                 raise TabGone(handle) from exc
-        return url, self._title(handle)
+        return url, self._title(handle) if title else ""
 
     def _title(self, handle: str) -> str:
         for _ in range(3):
@@ -607,21 +607,38 @@ class SeleniumDriver:
         since = self._state.seq
         timeout = self.config.navigation_timeout
         params = {"context": handle, "url": url, "wait": "complete"}
-        try:
-            reply = self._command(handle, "browsingContext.navigate", params, timeout=timeout)
-        except BidiTimeout:
-            return self._late_outcome(handle, url, since, timeout)
-        except BidiError as exc:
-            return self._failed_navigation(handle, url, since, exc)
+        for attempt in range(2):
+            try:
+                reply = self._command(handle, "browsingContext.navigate", params, timeout=timeout)
+                break
+            except BidiTimeout:
+                return self._late_outcome(handle, url, since, timeout)
+            except BidiError as exc:
+                if attempt == 0 and "concurrent navigation" in exc.message:
+                    # The page (or the guard taking a tab off a refused URL) navigated at the same moment: let that
+                    # one finish, then go where asked.
+                    self._wait_settled(handle, timeout)
+                    since = self._state.seq
+                    continue
+                return self._failed_navigation(handle, url, since, exc)
         self._conn.settle(1.0)
         navigation = str(reply.get("navigation") or "")
         record = self._state.navigations.get(navigation)
         if record is not None and record.blocked_url:
-            raise NavigationFailed(
-                f"the navigation to {url} was stopped: it led to {record.blocked_url}, which is not allowed"
-            )
+            raise self._blocked(handle, url, record.blocked_url)
         current, title = self._page_state(handle)
         return NavigationOutcome(current or str(reply.get("url") or url), record.status if record else None, title)
+
+    def _blocked(self, handle: str, url: str, blocked: str) -> NavigationFailed:
+        """The error for a navigation the guard stopped, once the tab is back off the error page the browser showed
+        at the refused URL (the guard's undo does that; the tab must never be left showing that address)."""
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            current, _ = self._page_state(handle, title=False)
+            if current != blocked:
+                break
+            time.sleep(0.1)
+        return NavigationFailed(f"the navigation to {url} was stopped: it led to {blocked}, which is not allowed")
 
     def _late_outcome(self, handle: str, url: str, since: int, timeout: float) -> NavigationOutcome:
         """The navigation outlived its timeout. A page whose document is in, still loading some subresource, is
@@ -636,14 +653,13 @@ class SeleniumDriver:
 
     def _failed_navigation(self, handle: str, url: str, since: int, exc: BidiError) -> NavigationOutcome:
         self._conn.settle(1.0)
+        self._state.wait_error_page(handle, since)
         if not self._state.is_tab(handle):
             raise TabGone(handle) from exc
         records = self._state.navigations_since(handle, since)
         for record in records:
             if record.blocked_url:
-                raise NavigationFailed(
-                    f"the navigation to {url} was stopped: it led to {record.blocked_url}, which is not allowed"
-                ) from exc
+                raise self._blocked(handle, url, record.blocked_url) from exc
         if "abort" in (exc.message or "").lower() and not any(r.stage == "download" for r in records):
             # A URL that turns out to be a file aborts the navigation just before the download begins.
             self._state.wait(
@@ -695,6 +711,8 @@ class SeleniumDriver:
             record = records[-1]
             if not self._wait_loaded(handle, record, timeout, ("load", "failed", "aborted", "download")):
                 return self._late_outcome(handle, f"the {action} page", since, timeout)
+            if record.stage == "failed":
+                self._state.wait_error_page(handle, record.seq)
             status = record.status
         current, title = self._page_state(handle)
         return NavigationOutcome(current, status, title)

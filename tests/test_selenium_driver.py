@@ -7,6 +7,7 @@ One browser for the module (starting one costs about a second); each test begins
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import os
 import time
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ from browser_toolset.values import (
     TabClosed,
     TabOpened,
 )
-from tests.selenium_support import free_port, fresh_tab, pixel, png_size, require_browser, test_guard, wait_until
+from tests.selenium_support import free_port, fresh_tab, guard_allows, pixel, png_size, require_browser, wait_until
 from tests.serve import PageServer
 
 pytestmark = pytest.mark.browser
@@ -46,7 +47,7 @@ def server() -> Iterator[PageServer]:
 def driver() -> Iterator[SeleniumDriver]:
     require_browser("chromium")
     with SeleniumDriver(SeleniumConfig(browser="chromium")) as selenium_driver:
-        selenium_driver.set_url_guard(test_guard)
+        selenium_driver.set_url_guard(guard_allows)
         yield selenium_driver
 
 
@@ -62,8 +63,13 @@ def find(root: AXNode, role: str, name: str) -> AXNode:
     raise AssertionError(f"no {role} named {name!r} in the tree")
 
 
+def shows(driver: SeleniumDriver, handle: str, text: str) -> bool:
+    """Whether the dialogs page's result line reads `text`."""
+    return js(driver, handle, "result.textContent") == text
+
+
 def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
-    return driver.evaluate(handle, expression)
+    return str(driver.evaluate(handle, expression))
 
 
 # --- construction -----------------------------------------------------------------------------------------------
@@ -164,8 +170,10 @@ def test_navigate_times_out_with_a_clear_message(server: PageServer) -> None:
 
 
 def test_history_back_forward_reload(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    nothing = driver.history(tab, "back")  # no history: not an error
+    new = driver.open_tab()
+    nothing = driver.history(new, "back")  # no history: not an error
     assert nothing.url == "about:blank"
+    driver.close_tab(new)
     driver.navigate(tab, server.url("index.html"))
     driver.navigate(tab, server.url("form.html"))
     back = driver.history(tab, "back")
@@ -194,7 +202,7 @@ def test_navigation_with_the_intercept_active_never_deadlocks(
         driver.history(tab, "back")
         driver.history(tab, "reload")
         js(driver, tab, "location.href = 'index.html'")  # a script that navigates
-        return driver.snapshot(tab).document
+        return str(driver.snapshot(tab).document)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         future = pool.submit(journey)
@@ -502,7 +510,7 @@ def test_dialogs_are_dismissed_and_reported(driver: SeleniumDriver, tab: str, se
     root = driver.snapshot(tab).root
     for name, result in [("Alert", "alert done"), ("Confirm", "confirm false"), ("Prompt", "prompt null")]:
         driver.click(tab, driver.element_center(tab, find(root, "button", name).key or ""))
-        wait_until(lambda result=result: js(driver, tab, "result.textContent") == result)
+        wait_until(functools.partial(shows, driver, tab, result))
     assert driver.drain_events() == [
         DialogHandled("alert", "Hello from alert", False),
         DialogHandled("confirm", "Are you sure?", False),
