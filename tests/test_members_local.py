@@ -23,12 +23,6 @@ from tests.session import Session, images, ok
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as pages:
-        yield pages
-
-
 @pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
 def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
     require_browser(request.param)

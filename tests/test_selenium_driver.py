@@ -20,7 +20,6 @@ from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig
 from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
 from browser_toolset.values import (
-    AXNode,
     DialogHandled,
     DownloadCompleted,
     DownloadFailed,
@@ -31,16 +30,19 @@ from browser_toolset.values import (
     TabClosed,
     TabOpened,
 )
-from tests.selenium_support import free_port, fresh_tab, guard_allows, pixel, png_size, require_browser, wait_until
+from tests.selenium_support import (
+    find,
+    free_port,
+    fresh_tab,
+    guard_allows,
+    pixel,
+    png_size,
+    require_browser,
+    wait_until,
+)
 from tests.serve import PageServer
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as page_server:
-        yield page_server
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +56,6 @@ def driver() -> Iterator[SeleniumDriver]:
 @pytest.fixture
 def tab(driver: SeleniumDriver) -> str:
     return fresh_tab(driver)
-
-
-def find(root: AXNode, role: str, name: str) -> AXNode:
-    for node in root.walk():
-        if node.role == role and node.name == name:
-            return node
-    raise AssertionError(f"no {role} named {name!r} in the tree")
 
 
 def shows(driver: SeleniumDriver, handle: str, text: str) -> bool:
@@ -199,6 +194,8 @@ def test_navigation_with_the_intercept_active_never_deadlocks(
         driver.click(tab, driver.element_center(tab, field.key or ""))
         driver.type_text(tab, "Ada")
         driver.press_keys(tab, ["Enter"])  # a key that submits a form (POST, then a new document)
+        # the submission navigates after the key returns: going back at once could cancel it
+        wait_until(lambda: ("POST", "/submitted") in server.requests)
         driver.history(tab, "back")
         driver.history(tab, "reload")
         js(driver, tab, "location.href = 'index.html'")  # a script that navigates

@@ -17,7 +17,6 @@ from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig
 from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed
 from browser_toolset.values import (
-    AXNode,
     DialogHandled,
     DownloadCompleted,
     DownloadFailed,
@@ -28,16 +27,10 @@ from browser_toolset.values import (
     TabClosed,
     TabOpened,
 )
-from tests.selenium_support import fresh_tab, guard_allows, pixel, png_size, require_browser, wait_until
+from tests.selenium_support import find, fresh_tab, guard_allows, pixel, png_size, require_browser, wait_until
 from tests.serve import PageServer
 
 pytestmark = pytest.mark.firefox
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as page_server:
-        yield page_server
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +44,6 @@ def driver() -> Iterator[SeleniumDriver]:
 @pytest.fixture
 def tab(driver: SeleniumDriver) -> str:
     return fresh_tab(driver)
-
-
-def find(root: AXNode, role: str, name: str) -> AXNode:
-    for node in root.walk():
-        if node.role == role and node.name == name:
-            return node
-    raise AssertionError(f"no {role} named {name!r} in the tree")
 
 
 def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
