@@ -154,7 +154,8 @@ class Driver(Protocol):
     def snapshot(self, handle: str) -> AXSnapshot:
         """The tab's whole accessibility tree (every element, visible or not, with its flags), keyed per element
         as `AXNode.key` documents. Same-origin iframes are inlined under their frame node with their offsets
-        applied to bounds."""
+        applied to bounds. A key is never reused for another element, not even in a later document of the tab: a
+        key from a replaced document raises `ElementGone`, never acts on an element of the new one."""
         ...
 
     def element_center(self, handle: str, key: str) -> Point:
@@ -197,7 +198,8 @@ class Driver(Protocol):
     def evaluate(self, handle: str, expression: str) -> str:
         """Evaluate `expression` as a script in the page and return the completion value of its last expression,
         rendered as text (strings as they are, everything else as JSON or the browser's own description). A
-        thrown exception raises `DriverError` with the exception's message."""
+        thrown exception raises `DriverError` with the exception's message; a script that closes its own tab may
+        raise `TabGone`."""
         ...
 
     # --- events ---------------------------------------------------------------------------------------------
