@@ -6,15 +6,50 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from PIL import Image
 
 from browser_toolset.driver import Driver
+from browser_toolset.drivers import mock_site
+from browser_toolset.drivers.mock import (
+    Call,
+    CloseTab,
+    Dialog,
+    Download,
+    Element,
+    Hide,
+    Log,
+    MockDriver,
+    Navigate,
+    OpenTab,
+    Request,
+    ScriptError,
+    Show,
+    Site,
+    SiteFormatError,
+    Submit,
+    Toggle,
+    button,
+    checkbox,
+    file_input,
+    form,
+    group,
+    heading,
+    link,
+    paragraph,
+    radio,
+    searchbox,
+    select,
+    text,
+    textarea,
+    textbox,
+)
 from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from browser_toolset.values import (
     AXNode,
+    AXSnapshot,
     ConsoleEntry,
     DialogHandled,
     DownloadCompleted,
@@ -30,79 +65,6 @@ from browser_toolset.values import (
     TabInfo,
     TabOpened,
 )
-
-# mypy sees `drivers/` under its directory name (setup.cfg maps it to `browser_toolset.drivers` only at install
-# time), so it checks these imports against the same files the installed package runs.
-if TYPE_CHECKING:
-    from drivers import mock_site
-    from drivers.mock import (
-        Call,
-        CloseTab,
-        Dialog,
-        Download,
-        Element,
-        Hide,
-        Log,
-        MockDriver,
-        Navigate,
-        OpenTab,
-        Request,
-        ScriptError,
-        Show,
-        Site,
-        SiteFormatError,
-        Submit,
-        Toggle,
-        button,
-        checkbox,
-        file_input,
-        form,
-        group,
-        heading,
-        link,
-        paragraph,
-        radio,
-        searchbox,
-        select,
-        text,
-        textarea,
-        textbox,
-    )
-else:
-    from browser_toolset.drivers import mock_site
-    from browser_toolset.drivers.mock import (
-        Call,
-        CloseTab,
-        Dialog,
-        Download,
-        Element,
-        Hide,
-        Log,
-        MockDriver,
-        Navigate,
-        OpenTab,
-        Request,
-        ScriptError,
-        Show,
-        Site,
-        SiteFormatError,
-        Submit,
-        Toggle,
-        button,
-        checkbox,
-        file_input,
-        form,
-        group,
-        heading,
-        link,
-        paragraph,
-        radio,
-        searchbox,
-        select,
-        text,
-        textarea,
-        textbox,
-    )
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "shop.json"
 H = "mock-1"
@@ -194,7 +156,8 @@ def click_on(d: MockDriver, name: str, handle: str = H, **kwargs: Any) -> None:
 
 
 def node(d: MockDriver, name: str, handle: str = H) -> AXNode:
-    return next(n for n in d.snapshot(handle).root.walk() if n.name == name and n.key is not None)
+    snapshot: AXSnapshot = d.snapshot(handle)
+    return next(n for n in snapshot.root.walk() if n.name == name and n.key is not None)
 
 
 # --- protocol and construction -------------------------------------------------------------------------------------
