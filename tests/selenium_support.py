@@ -8,14 +8,15 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 from PIL import Image
 
 from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import SeleniumConfig, find_browser_binary, find_driver_binary
+from browser_toolset.drivers.selenium_launch import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
 from browser_toolset.values import AXNode
 from tests.needs import unavailable
 
@@ -90,3 +91,17 @@ def find(root: AXNode, role: str, name: str) -> AXNode:
         if node.role == role and node.name == name:
             return node
     raise AssertionError(f"no {role} named {name!r} in the tree")
+
+
+@contextmanager
+def guarded_driver(browser: Browser) -> Iterator[SeleniumDriver]:
+    """A local driver for `browser` with the tests' URL guard, skipped (or failed under CI) when not installed."""
+    require_browser(browser)
+    with SeleniumDriver(SeleniumConfig(browser=browser)) as driver:
+        driver.set_url_guard(guard_allows)
+        yield driver
+
+
+def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
+    """`evaluate` as a string, for page-state checks."""
+    return str(driver.evaluate(handle, expression))

@@ -34,7 +34,8 @@ from tests.selenium_support import (
     find,
     free_port,
     fresh_tab,
-    guard_allows,
+    guarded_driver,
+    js,
     pixel,
     png_size,
     require_browser,
@@ -47,9 +48,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[SeleniumDriver]:
-    require_browser("chromium")
-    with SeleniumDriver(SeleniumConfig(browser="chromium")) as selenium_driver:
-        selenium_driver.set_url_guard(guard_allows)
+    with guarded_driver("chromium") as selenium_driver:
         yield selenium_driver
 
 
@@ -61,10 +60,6 @@ def tab(driver: SeleniumDriver) -> str:
 def shows(driver: SeleniumDriver, handle: str, text: str) -> bool:
     """Whether the dialogs page's result line reads `text`."""
     return js(driver, handle, "result.textContent") == text
-
-
-def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
-    return str(driver.evaluate(handle, expression))
 
 
 # --- construction -----------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import SeleniumConfig
 from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed
 from browser_toolset.values import (
     DialogHandled,
@@ -27,7 +26,15 @@ from browser_toolset.values import (
     TabClosed,
     TabOpened,
 )
-from tests.selenium_support import find, fresh_tab, guard_allows, pixel, png_size, require_browser, wait_until
+from tests.selenium_support import (
+    find,
+    fresh_tab,
+    guarded_driver,
+    js,
+    pixel,
+    png_size,
+    wait_until,
+)
 from tests.serve import PageServer
 
 pytestmark = pytest.mark.firefox
@@ -35,19 +42,13 @@ pytestmark = pytest.mark.firefox
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[SeleniumDriver]:
-    require_browser("firefox")
-    with SeleniumDriver(SeleniumConfig(browser="firefox")) as selenium_driver:
-        selenium_driver.set_url_guard(guard_allows)
+    with guarded_driver("firefox") as selenium_driver:
         yield selenium_driver
 
 
 @pytest.fixture
 def tab(driver: SeleniumDriver) -> str:
     return fresh_tab(driver)
-
-
-def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
-    return str(driver.evaluate(handle, expression))
 
 
 def test_navigation_history_and_status(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
