@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from browser_toolset.drivers.selenium_launch import SeleniumConfig, find_browser_binary, find_driver_binary
+from browser_toolset.drivers.selenium_launch import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,10 +42,11 @@ def _config(folder: Path) -> Path:
     """A node configuration naming the browsers and drivers outright: Grid's own detection looks for Google Chrome
     and would ask Selenium Manager to download one."""
     slots = []
-    for family, name, options_key in (
+    slot_kinds: tuple[tuple[Browser, str, str], ...] = (
         ("chromium", "chrome", "goog:chromeOptions"),
         ("firefox", "firefox", "moz:firefoxOptions"),
-    ):
+    )
+    for family, name, options_key in slot_kinds:
         config = SeleniumConfig(browser=family)
         browser, driver = find_browser_binary(config), find_driver_binary(config)
         if not browser or not driver:

@@ -23,7 +23,7 @@ from tests.needs import unavailable
 T = TypeVar("T")
 
 
-def require_browser(browser: str) -> None:
+def require_browser(browser: Browser) -> None:
     """Skip the calling module when the browser or its WebDriver binary is not installed."""
     config = SeleniumConfig(browser=browser)
     browser_binary, driver_binary = find_browser_binary(config), find_driver_binary(config)

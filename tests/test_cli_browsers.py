@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from browser_toolset.cli import main
+from browser_toolset.drivers.selenium_launch import Browser
 from tests.selenium_support import require_browser
 from tests.serve import PageServer
 from tests.test_cli import check_session
@@ -34,7 +35,7 @@ RECORDED = Path(__file__).parent / "sessions" / "form_session.jsonl"
 def test_recorded_session(
     where: str, server: PageServer, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    browser = where.removeprefix("grid-")
+    browser: Browser = "firefox" if where == "firefox" else "chromium"
     require_browser(browser)
     argv = ["exec", "--driver", "selenium", "--browser", browser, "--allow-private", "--enable", "javascript_exec"]
     if where.startswith("grid-"):
