@@ -70,7 +70,7 @@ from anthropic.types.beta import (
 
 from . import finder, tree_text
 from .driver import Driver
-from .errors import ActionError, DriverError, ElementGone, NotSupported, TabGone
+from .errors import ActionError, DriverError, ElementGone, NotSupported, StaleRefError, TabGone
 from .images import Frame, ImageLimits, frame_for, screenshot_image, zoom_image
 from .keys import parse_chord, parse_modifiers, parse_sequence
 from .sanitize import bounded, download_url, one_line, redact, safe_title, safe_url
@@ -311,9 +311,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             yield key
         except ElementGone as exc:
             tab.refs.retire(ref)
-            raise ActionError(
-                f"{ref.strip()} is stale or not found on the current page. Re-read the page to get fresh references."
-            ) from exc
+            raise StaleRefError(ref.strip()) from exc
 
     def _target_point(self, tab: Tab, target: BetaBrowserCoordinateTarget | BetaBrowserRefTarget) -> Point:
         if isinstance(target, BetaBrowserRefTarget):
@@ -511,10 +509,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             node = index.get(key)
             if node is None:
                 tab.refs.retire(input.ref)
-                raise ActionError(
-                    f"{input.ref.strip()} is stale or not found on the current page. "
-                    "Re-read the page to get fresh references."
-                )
+                raise StaleRefError(input.ref.strip())
             root = AXNode(role="document", children=(node,))
         return tree_text.render_tree(
             root, ref_for=tab.refs.ref_for, filter=input.filter, depth=depth, max_chars=READ_PAGE_MAX
