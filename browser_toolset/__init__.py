@@ -4,15 +4,46 @@ The flow: Claude's `tool_use` -> the SDK's pipeline (parse, url/file policy, con
 (tab ids, refs, coordinate scaling, validation, text bounds) -> the `Driver` protocol -> one driver
 (`browser_toolset.drivers.selenium`, `browser_toolset.drivers.mock`) -> typed results -> the SDK renders the
 `tool_result`.
+
+The names below are imported on first use, not with the package: a third-party driver imports
+`browser_toolset.driver` (the protocol, its value types, errors and key names) without loading the executor or
+the anthropic SDK.
 """
 
-from .batch import NOT_EXECUTED, browser_calls, run_batch
-from .driver import Driver
-from .errors import ActionError, DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
-from .images import ImageLimits
-from .registry import driver_names, load_driver
-from .toolset import BrowserToolset
-from .urls import URLPolicy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .batch import NOT_EXECUTED, browser_calls, run_batch
+    from .driver import Driver
+    from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
+    from .errors import ActionError, StaleRefError
+    from .images import ImageLimits
+    from .registry import driver_names, load_driver
+    from .toolset import BrowserToolset
+    from .urls import URLPolicy
+
+_HOMES: dict[str, str] = {
+    "NOT_EXECUTED": "batch",
+    "browser_calls": "batch",
+    "run_batch": "batch",
+    "Driver": "driver",
+    "DriverError": "driver_errors",
+    "ElementGone": "driver_errors",
+    "InvalidValue": "driver_errors",
+    "NavigationFailed": "driver_errors",
+    "NotSupported": "driver_errors",
+    "TabGone": "driver_errors",
+    "ActionError": "errors",
+    "StaleRefError": "errors",
+    "ImageLimits": "images",
+    "driver_names": "registry",
+    "load_driver": "registry",
+    "BrowserToolset": "toolset",
+    "URLPolicy": "urls",
+}
 
 __all__ = [
     "NOT_EXECUTED",
@@ -25,6 +56,7 @@ __all__ = [
     "InvalidValue",
     "NavigationFailed",
     "NotSupported",
+    "StaleRefError",
     "TabGone",
     "URLPolicy",
     "browser_calls",
@@ -34,3 +66,16 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'browser_toolset' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

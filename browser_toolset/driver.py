@@ -12,12 +12,17 @@ Conventions every method follows:
   given the handle of a closed tab raises `TabGone`.
 - Points are CSS pixels relative to the viewport's top-left corner.
 - Key names are canonical: the executor resolves Claude's spellings (`Return`, `ctrl`, `Page_Down`) to the W3C
-  `KeyboardEvent.key` names listed in `browser_toolset.keys.CANONICAL_KEYS` (`Enter`, `Control`, `PageDown`,
+  `KeyboardEvent.key` names listed in `browser_toolset.key_names.CANONICAL_KEYS` (`Enter`, `Control`, `PageDown`,
   `ArrowUp`, `F5`, `a`, ...) before calling, so a driver maps each name to its backend once.
-- Failures raise a `DriverError` subclass with a message Claude can act on; anything else a driver raises reaches
-  Claude as a bare exception, which is a driver bug.
+- Failures raise a `DriverError` subclass (`browser_toolset.driver_errors`) with a message Claude can act on;
+  anything else a driver raises reaches Claude as a bare exception, which is a driver bug.
 - Methods act on the tab they are given even when it is not the active one, activating it first where the
   backend needs that, but never change which tab is active except through `activate_tab` and `open_tab`.
+
+Implementing it: subclass `Driver` explicitly (`class MyDriver(Driver): ...`), so that mypy checks every method's
+signature against this one, and import only this module, `values`, `driver_errors` and `key_names` (all four
+re-exported here). None of them imports the executor or the anthropic SDK. `tests/conformance/` (see
+`docs/writing-a-driver.md`) is the behavioural half of the contract: run it against a new driver.
 """
 
 from __future__ import annotations
@@ -25,23 +30,66 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
+from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
+from .key_names import CANONICAL_KEYS, MODIFIERS
 from .values import (
+    AXNode,
     AXSnapshot,
     Capture,
     ConsoleEntry,
+    DialogHandled,
+    DownloadCompleted,
+    DownloadFailed,
+    DownloadStarted,
     DriverEvent,
     FormValue,
     HistoryAction,
     HoldOutcome,
     MouseButton,
+    NavigationBlocked,
     NavigationOutcome,
     NetworkEntry,
     Point,
+    Rect,
     Size,
+    TabClosed,
     TabInfo,
+    TabOpened,
 )
 
-__all__ = ["Driver"]
+__all__ = [
+    "CANONICAL_KEYS",
+    "MODIFIERS",
+    "AXNode",
+    "AXSnapshot",
+    "Capture",
+    "ConsoleEntry",
+    "DialogHandled",
+    "DownloadCompleted",
+    "DownloadFailed",
+    "DownloadStarted",
+    "Driver",
+    "DriverError",
+    "DriverEvent",
+    "ElementGone",
+    "FormValue",
+    "HistoryAction",
+    "HoldOutcome",
+    "InvalidValue",
+    "MouseButton",
+    "NavigationBlocked",
+    "NavigationFailed",
+    "NavigationOutcome",
+    "NetworkEntry",
+    "NotSupported",
+    "Point",
+    "Rect",
+    "Size",
+    "TabClosed",
+    "TabGone",
+    "TabInfo",
+    "TabOpened",
+]
 
 
 @runtime_checkable
@@ -54,16 +102,13 @@ class Driver(Protocol):
     # --- tabs -----------------------------------------------------------------------------------------------
 
     def list_tabs(self) -> list[TabInfo]:
-        """Every open tab, in the browser's order, with its current URL and title."""
+        """Every open tab, in the browser's order, with its current URL and title; the one the browser considers
+        active (focused) has `active` set (none when no tab is open)."""
         ...
 
-    def active_tab(self) -> str | None:
-        """The handle of the tab the browser considers active (focused), or None when no tab is open."""
-        ...
-
-    def open_tab(self, url: str = "about:blank") -> str:
-        """Open a tab at `url`, make it the active tab, and return its handle. The tab is not reported again by
-        `drain_events` as a `TabOpened`."""
+    def open_tab(self) -> str:
+        """Open a tab at `about:blank`, make it the active tab, and return its handle. The tab is not reported
+        again by `drain_events` as a `TabOpened`."""
         ...
 
     def activate_tab(self, handle: str) -> None:
@@ -119,12 +164,12 @@ class Driver(Protocol):
         """Move the pointer to `point` (hover)."""
         ...
 
-    def press(self, handle: str, point: Point, button: MouseButton = "left") -> None:
-        """Move to `point` and press `button` without releasing it."""
+    def mouse_down(self, handle: str, point: Point) -> None:
+        """Move to `point` and press the left mouse button without releasing it."""
         ...
 
-    def release(self, handle: str, point: Point, button: MouseButton = "left") -> None:
-        """Move to `point` and release `button`."""
+    def mouse_up(self, handle: str, point: Point) -> None:
+        """Move to `point` and release the left mouse button."""
         ...
 
     def drag(self, handle: str, start: Point, end: Point) -> None:

@@ -11,22 +11,9 @@ from __future__ import annotations
 import re
 
 from .errors import ActionError
+from .key_names import MODIFIERS
 
-__all__ = ["CANONICAL_KEYS", "MODIFIERS", "parse_chord", "parse_modifiers", "parse_sequence"]
-
-MODIFIERS: frozenset[str] = frozenset({"Control", "Shift", "Alt", "Meta"})
-
-# Canonical names for keys that are not a single printable character.
-NAMED_KEYS: tuple[str, ...] = (
-    "Enter", "Tab", "Escape", "Backspace", "Delete", "Insert", "Home", "End", "PageUp", "PageDown",
-    "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Control", "Shift", "Alt", "Meta", "CapsLock",
-    "ContextMenu", "Pause", "PrintScreen", "ScrollLock", "NumLock", " ",
-    *(f"F{n}" for n in range(1, 13)),
-)  # fmt: skip
-
-CANONICAL_KEYS: frozenset[str] = frozenset(NAMED_KEYS)
-"""Every canonical multi-character key name (plus `" "` for the space bar). Any single printable character is
-also a canonical key name, standing for itself."""
+__all__ = ["canonical", "parse_chord", "parse_modifiers", "parse_sequence"]
 
 # Other spellings, matched case-insensitively after removing `_`, `-` and spaces.
 ALIASES: dict[str, str] = {

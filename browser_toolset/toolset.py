@@ -59,6 +59,11 @@ from anthropic.types.beta import (
     BetaBrowserScreenshotInput,
     BetaBrowserScrollInput,
     BetaBrowserScrollToInput,
+    BetaBrowserStateChangeDownloadCompletedParam,
+    BetaBrowserStateChangeDownloadFailedParam,
+    BetaBrowserStateChangeDownloadStartedParam,
+    BetaBrowserStateChangeParam,
+    BetaBrowserStateChangeTabOpenedParam,
     BetaBrowserStateTabEntryParam,
     BetaBrowserSwitchTabInput,
     BetaBrowserToolsetConfigsParam,
@@ -70,7 +75,8 @@ from anthropic.types.beta import (
 
 from . import finder, tree_text
 from .driver import Driver
-from .errors import ActionError, DriverError, ElementGone, NotSupported, StaleRefError, TabGone
+from .driver_errors import DriverError, ElementGone, NotSupported, TabGone
+from .errors import ActionError, StaleRefError
 from .images import Frame, ImageLimits, frame_for, screenshot_image, zoom_image
 from .keys import parse_chord, parse_modifiers, parse_sequence
 from .sanitize import bounded, download_url, one_line, redact, safe_title, safe_url
@@ -129,6 +135,9 @@ ClickInput = (
     | BetaBrowserTripleClickInput
 )
 
+StateChange = BetaBrowserStateChangeParam | BetaNavigationRefused | BetaDialogDismissed
+"""One `state_changes` entry: the SDK's wire types for tabs and downloads, or its own text-only notices."""
+
 DocumentResolver = Callable[[str], str]
 """Maps a vetted Files API document id to a local file the browser can upload."""
 
@@ -185,9 +194,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         driver.set_url_guard(self.navigation.allows)
         for info in driver.list_tabs():
             self._inventory.add(info.handle)
-        active = driver.active_tab()
-        if active is not None and active in self._inventory.tabs:
-            self._inventory.activate(active)
+            if info.active:
+                self._inventory.activate(info.handle)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
@@ -213,7 +221,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     # --- browser_state --------------------------------------------------------------------------------------
 
     def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
-        changes: list[Any] = []
+        changes: list[StateChange] = []
         events, self._early_events = [*self._early_events, *self.driver.drain_events()], []
         for event in events:
             changes.extend(self._apply_event(event))
@@ -222,19 +230,19 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         for info in infos:
             if info.handle not in self._inventory.tabs:
                 tab = self._inventory.add(info.handle)
-                changes.append({"type": "tab_opened", "tab_id": tab.tab_id})
+                changes.append(BetaBrowserStateChangeTabOpenedParam(type="tab_opened", tab_id=tab.tab_id))
         for handle in list(self._inventory.tabs):
             if handle not in live:
                 self._forget_tab(handle)
         tabs = [self._entry(info) for info in infos if info.handle in self._inventory.tabs]
         return BetaBrowserState(tabs=tabs, state_changes=changes)
 
-    def _apply_event(self, event: object) -> list[Any]:
+    def _apply_event(self, event: DriverEvent) -> list[StateChange]:
         if isinstance(event, TabOpened):
             if event.handle in self._inventory.tabs:
                 return []
             tab = self._inventory.add(event.handle)
-            return [{"type": "tab_opened", "tab_id": tab.tab_id}]
+            return [BetaBrowserStateChangeTabOpenedParam(type="tab_opened", tab_id=tab.tab_id)]
         if isinstance(event, TabClosed):
             self._forget_tab(event.handle)
             return []
@@ -242,27 +250,27 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             return [self._download_change(event)]
         if isinstance(event, DialogHandled):
             return [BetaDialogDismissed(kind=one_line(event.kind, 20) or "dialog", message=event.message)]
-        if isinstance(event, NavigationBlocked):
-            log.info("navigation refused: %s", one_line(event.url, 300))
-            return [BetaNavigationRefused()]
-        return []
+        log.info("navigation refused: %s", one_line(event.url, 300))
+        return [BetaNavigationRefused()]
 
-    def _download_change(self, event: DownloadStarted | DownloadCompleted | DownloadFailed) -> Any:
+    def _download_change(self, event: DownloadStarted | DownloadCompleted | DownloadFailed) -> StateChange:
         download_id = self._downloads.setdefault(event.key, f"dl-{len(self._downloads) + 1}")
         url = download_url(event.url)
         if isinstance(event, DownloadStarted):
-            return {"type": "download_started", "download_id": download_id, "url": url}
+            return BetaBrowserStateChangeDownloadStartedParam(type="download_started", download_id=download_id, url=url)
         if isinstance(event, DownloadFailed):
-            change: dict[str, Any] = {"type": "download_failed", "download_id": download_id, "url": url}
+            failed = BetaBrowserStateChangeDownloadFailedParam(type="download_failed", download_id=download_id, url=url)
             if event.error:
-                change["error"] = one_line(event.error, 4096)
-            return change
-        change = {"type": "download_completed", "download_id": download_id, "url": url}
+                failed["error"] = one_line(event.error, 4096)
+            return failed
+        completed = BetaBrowserStateChangeDownloadCompletedParam(
+            type="download_completed", download_id=download_id, url=url
+        )
         if event.path is not None:
-            change["path"] = event.path
+            completed["path"] = event.path
         if event.size_bytes is not None and event.size_bytes >= 0:
-            change["size_bytes"] = int(event.size_bytes)
-        return change
+            completed["size_bytes"] = int(event.size_bytes)
+        return completed
 
     def _forget_tab(self, handle: str) -> None:
         was_active = self._inventory.active == handle
@@ -423,12 +431,12 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
 
     def left_mouse_down(self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseDownInput) -> str | None:
         tab = self._tab(input.tab_id)
-        self.driver.press(tab.handle, self._point(tab, input.target))
+        self.driver.mouse_down(tab.handle, self._point(tab, input.target))
         return None
 
     def left_mouse_up(self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseUpInput) -> str | None:
         tab = self._tab(input.tab_id)
-        self.driver.release(tab.handle, self._point(tab, input.target))
+        self.driver.mouse_up(tab.handle, self._point(tab, input.target))
         return None
 
     def mouse_move(self, context: BetaToolsetCallContext, input: BetaBrowserMouseMoveInput) -> str | None:
@@ -604,7 +612,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     # --- tab management -------------------------------------------------------------------------------------
 
     def new_tab(self, context: BetaToolsetCallContext, input: BetaBrowserNewTabInput) -> BetaBrowserStateTabEntryParam:
-        handle = self.driver.open_tab("about:blank")
+        handle = self.driver.open_tab()
         tab = self._inventory.add(handle)
         self._inventory.activate(handle)
         # the URL it was opened at, as §5 asks, not wherever it may have gone since

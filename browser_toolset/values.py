@@ -92,6 +92,8 @@ class TabInfo:
     handle: str
     url: str
     title: str
+    active: bool = False
+    """Whether this is the tab the browser considers active (focused). At most one tab of a listing is."""
 
 
 @attrs.frozen

@@ -30,8 +30,16 @@ from urllib.parse import quote_plus, unquote, urljoin, urlsplit
 import attrs
 from PIL import Image, ImageDraw, ImageFont
 
-from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
-from browser_toolset.keys import MODIFIERS
+from browser_toolset.driver import Driver
+from browser_toolset.driver_errors import (
+    DriverError,
+    ElementGone,
+    InvalidValue,
+    NavigationFailed,
+    NotSupported,
+    TabGone,
+)
+from browser_toolset.key_names import MODIFIERS
 from browser_toolset.values import (
     STATE_TOKENS,
     AXNode,
@@ -816,7 +824,7 @@ class LivePage:
 # --- the driver ---------------------------------------------------------------------------------------------------
 
 
-class MockDriver:
+class MockDriver(Driver):
     """A deterministic, in-memory `Driver`. See the module docstring and `docs/mock-driver.md`.
 
     `sleep` is what `hold_keys` waits with (a real sleep capped at one second by default; pass `lambda s: None` in
@@ -913,20 +921,17 @@ class MockDriver:
 
     @_recorded
     def list_tabs(self) -> list[TabInfo]:
-        return [TabInfo(tab.handle, tab.doc.url, tab.doc.title) for tab in self._tabs.values()]
+        return [
+            TabInfo(tab.handle, tab.doc.url, tab.doc.title, active=tab.handle == self._active)
+            for tab in self._tabs.values()
+        ]
 
     @_recorded
-    def active_tab(self) -> str | None:
-        return self._active
-
-    @_recorded
-    def open_tab(self, url: str = "about:blank") -> str:
+    def open_tab(self) -> str:
         if self._closed:
             raise DriverError("the mock browser is closed")
         tab = self._new_tab()
         self._active = tab.handle
-        if url != "about:blank":
-            self._load(tab, self._absolute(url), by_page=True, entry="replace")
         return tab.handle
 
     @_recorded
@@ -995,16 +1000,16 @@ class MockDriver:
         self._hover(tab, point)
 
     @_recorded
-    def press(self, handle: str, point: Point, button: MouseButton = "left") -> None:
+    def mouse_down(self, handle: str, point: Point) -> None:
         tab = self._tab(handle)
         self._check_point(point)
-        self._press(tab, point, button)
+        self._press(tab, point, "left")
 
     @_recorded
-    def release(self, handle: str, point: Point, button: MouseButton = "left") -> None:
+    def mouse_up(self, handle: str, point: Point) -> None:
         tab = self._tab(handle)
         self._check_point(point)
-        self._release(tab, point, button, frozenset())
+        self._release(tab, point, "left", frozenset())
 
     @_recorded
     def drag(self, handle: str, start: Point, end: Point) -> None:

@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
+from browser_toolset.driver import Driver
+from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
 from browser_toolset.values import (
     AXSnapshot,
     Capture,
@@ -145,7 +146,7 @@ OPTION_KEYS: dict[str, str] = {
 """The keys `from_options` understands (what `--driver selenium -o key=value` passes)."""
 
 
-class SeleniumDriver:
+class SeleniumDriver(Driver):
     """A real browser behind the `Driver` protocol. See the module docstring for why everything goes over BiDi."""
 
     name: str
@@ -497,15 +498,16 @@ class SeleniumDriver:
     def list_tabs(self) -> list[TabInfo]:
         self._conn.settle(0.5)
         tree = self._conn.command("browsingContext.getTree", {"maxDepth": 0})
-        tabs: list[TabInfo] = []
+        listed: list[tuple[str, str]] = []
         for context in tree.get("contexts") or []:
             handle = str(context.get("context"))
             if handle in self._hidden:
                 continue
-            tabs.append(TabInfo(handle, str(context.get("url") or ""), self._title(handle)))
-        return tabs
+            listed.append((handle, str(context.get("url") or "")))
+        active = self._active_handle()
+        return [TabInfo(handle, url, self._title(handle), active=handle == active) for handle, url in listed]
 
-    def active_tab(self) -> str | None:
+    def _active_handle(self) -> str | None:
         self._conn.settle(0.5)
         with self._state.lock:
             visible = [h for h in self._state.tabs if h not in self._hidden]
@@ -534,7 +536,7 @@ class SeleniumDriver:
             with self._state.lock:
                 self._state.popup_active = None
 
-    def open_tab(self, url: str = "about:blank") -> str:
+    def open_tab(self) -> str:
         parked = next(iter(self._hidden), None)
         if parked is not None and self._state.is_tab(parked):
             handle = parked
@@ -547,12 +549,7 @@ class SeleniumDriver:
             self._state.own.add(handle)
         self._apply_viewport(handle)
         self._set_active(handle)
-        if url and url != "about:blank":
-            try:
-                self.navigate(handle, url)
-            except NavigationFailed:
-                log.info("the new tab %s could not load %.200s", handle, url)
-        elif parked is not None:
+        if parked is not None:
             self._navigate_blank(handle)
         return handle
 
@@ -772,11 +769,11 @@ class SeleniumDriver:
     def move(self, handle: str, point: Point) -> None:
         self._perform(handle, keys.move_actions(point, self.config.viewport))
 
-    def press(self, handle: str, point: Point, button: MouseButton = "left") -> None:
-        self._perform(handle, keys.pointer_button_actions(point, self.config.viewport, button, down=True))
+    def mouse_down(self, handle: str, point: Point) -> None:
+        self._perform(handle, keys.pointer_button_actions(point, self.config.viewport, "left", down=True))
 
-    def release(self, handle: str, point: Point, button: MouseButton = "left") -> None:
-        self._perform(handle, keys.pointer_button_actions(point, self.config.viewport, button, down=False))
+    def mouse_up(self, handle: str, point: Point) -> None:
+        self._perform(handle, keys.pointer_button_actions(point, self.config.viewport, "left", down=False))
 
     def drag(self, handle: str, start: Point, end: Point) -> None:
         self._perform(handle, keys.drag_actions(start, end, self.config.viewport))

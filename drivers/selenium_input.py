@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from browser_toolset.errors import NotSupported
+from browser_toolset.driver_errors import NotSupported
 from browser_toolset.values import MouseButton, Point, Size
 
 __all__ = [

@@ -21,7 +21,7 @@ import attrs
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 
-from browser_toolset.errors import DriverError
+from browser_toolset.driver_errors import DriverError
 from browser_toolset.values import Size
 
 __all__ = [

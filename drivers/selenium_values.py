@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from browser_toolset.errors import DriverError
+from browser_toolset.driver_errors import DriverError
 from browser_toolset.values import STATE_TOKENS, AXNode, AXSnapshot, Rect, Size
 
 __all__ = [

@@ -56,8 +56,12 @@ class BrowserSession(Session):
 
     def js(self, expression: str) -> Any:
         """Page state, read with the driver directly (the active tab)."""
-        handle = self.driver.active_tab()
+        handle = self.active_handle()
         return json.loads(self.driver.evaluate(handle, f"JSON.stringify({expression})"))
+
+    def active_handle(self) -> str:
+        """The driver's handle of the active tab."""
+        return next(info.handle for info in self.driver.list_tabs() if info.active)
 
     def ref(self, start: str, **read: Any) -> str:
         return ref_starting(text(ok(self.call("read_page", filter="all", **read))), start)
@@ -285,10 +289,10 @@ class MemberSuite(SmokeSuite):
         first = refs(text(ok(session.call("read_page", filter="all"))))
         second = refs(text(ok(session.call("read_page", filter="all"))))
         assert first == second
-        session.driver.evaluate(session.driver.active_tab(), "document.body.style.paddingTop = '40px'")
+        session.driver.evaluate(session.active_handle(), "document.body.style.paddingTop = '40px'")
         assert refs(text(ok(session.call("read_page", filter="all")))) == first  # layout change: same refs
         send = first['button "Send"']
-        session.driver.evaluate(session.driver.active_tab(), "document.getElementById('submit').textContent = 'Go'")
+        session.driver.evaluate(session.active_handle(), "document.getElementById('submit').textContent = 'Go'")
         changed = refs(text(ok(session.call("read_page", filter="all"))))
         assert changed['button "Go"'] != send
         assert "stale" in error(session.call("left_click", target={"type": "ref", "ref": send}))

@@ -44,7 +44,10 @@ def test_a_large_viewport_is_scaled_and_clicks_land_on_the_pixel_shown(server: P
         assert image.size == (1429, 804)
         # image pixel (700, 400) shows CSS pixels x in [1254.1, 1255.9), y in [716.4, 718.2)
         ok(session.call("left_click", target={"type": "coordinate", "x": 700, "y": 400}))
-        clicks = big.evaluate(big.active_tab() or "", "JSON.stringify(window.events.filter(e => e.type == 'click'))")
+        clicks = big.evaluate(
+            next(t.handle for t in big.list_tabs() if t.active),
+            "JSON.stringify(window.events.filter(e => e.type == 'click'))",
+        )
         (click,) = json.loads(clicks)
         # the CSS pixel clicked (its centre) is the one image pixel (700, 400) shows
         assert int((click["x"] + 0.5) * 1429 / 2560) == 700 and int((click["y"] + 0.5) * 804 / 1440) == 400

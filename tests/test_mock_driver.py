@@ -46,7 +46,7 @@ from browser_toolset.drivers.mock import (
     textarea,
     textbox,
 )
-from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
+from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from browser_toolset.values import (
     AXNode,
     AXSnapshot,

@@ -18,7 +18,7 @@ import pytest
 from browser_toolset.driver import Driver
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium_launch import SeleniumConfig
-from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
+from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
 from browser_toolset.values import (
     DialogHandled,
     DownloadCompleted,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.errors import DriverError, ElementGone, InvalidValue, NavigationFailed
+from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed
 from browser_toolset.values import (
     DialogHandled,
     DownloadCompleted,
