@@ -8,6 +8,7 @@ top-left of the tab's viewport: the executor alone converts to and from the imag
 
 from __future__ import annotations
 
+import re
 from typing import Literal, Union
 
 import attrs
@@ -36,6 +37,7 @@ __all__ = [
     "TabClosed",
     "TabInfo",
     "TabOpened",
+    "parse_viewport",
 ]
 
 MouseButton = Literal["left", "middle", "right"]
@@ -57,6 +59,18 @@ class Size:
 
     width: int
     height: int
+
+
+def parse_viewport(text: str) -> Size:
+    """A viewport as a person writes it in a driver option (`1280x800`; `X` and `×` work too). Every driver parses
+    with this one function, so all of them accept the same spellings and refuse the same sizes in the same words;
+    the bounds keep out a viewport too small to lay a page out in and one too large to capture."""
+    match = re.fullmatch(r"\s*([0-9]{1,5})\s*[xX×]\s*([0-9]{1,5})\s*", text)
+    if match is None or not all(100 <= int(part) <= 10000 for part in match.groups()):
+        raise ValueError(
+            f"viewport must be WIDTHxHEIGHT in CSS pixels, each between 100 and 10000, such as 1280x800; got {text!r}"
+        )
+    return Size(int(match.group(1)), int(match.group(2)))
 
 
 @attrs.frozen

@@ -61,7 +61,7 @@ class BrowserSession(Session):
 
     def active_handle(self) -> str:
         """The driver's handle of the active tab."""
-        return next(info.handle for info in self.driver.list_tabs() if info.active)
+        return str(next(info.handle for info in self.driver.list_tabs() if info.active))
 
     def ref(self, start: str, **read: Any) -> str:
         return ref_starting(text(ok(self.call("read_page", filter="all", **read))), start)

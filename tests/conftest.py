@@ -4,14 +4,23 @@ Chromium the walker tests share."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.grid import grid_jar, standalone_grid
 from tests.needs import unavailable
 from tests.serve import PageServer
 from tests.walker_support import WalkerBrowser, chromium
+
+
+# Property tests: `fast` (the default, and what CI runs) keeps the suite quick; `HYPOTHESIS_PROFILE=thorough` runs
+# twenty times as many examples when a change touches the tree format, the finder or tab and ref bookkeeping.
+settings.register_profile("fast", max_examples=60, deadline=None)
+settings.register_profile("thorough", max_examples=1200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 
 @pytest.fixture(scope="session")

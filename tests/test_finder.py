@@ -340,7 +340,7 @@ def flat_pages(draw: st.DrawFn) -> AXNode:
     return doc(*nodes)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(page=flat_pages(), query=st.lists(WORDS, max_size=4).map(" ".join), limit=st.integers(0, 25))
 def test_any_page_and_query(page: AXNode, query: str, limit: int) -> None:
     found = find_matches(page, query, limit=limit)

@@ -18,8 +18,7 @@ from anthropic.tools.browser import BetaLocalFilePolicy
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset
-from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.drivers.mock_site import Download, Site, button, link, textbox
+from browser_toolset.drivers.mock import Download, MockDriver, Site, button, link, textbox
 from tests.session import Session, tool_use
 
 PRICE_LIST = b"plan,price\n" + b"x" * (48213 - len(b"plan,price\n"))

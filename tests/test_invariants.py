@@ -12,8 +12,18 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from browser_toolset import BrowserToolset
-from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.drivers.mock_site import CloseTab, Dialog, Download, OpenTab, Site, button, checkbox, link, textbox
+from browser_toolset.drivers.mock import (
+    CloseTab,
+    Dialog,
+    Download,
+    MockDriver,
+    OpenTab,
+    Site,
+    button,
+    checkbox,
+    link,
+    textbox,
+)
 from tests.session import Session, state, text
 
 LINE_RE = re.compile(r"^\s*(.*) \[(ref_\d+)\]$")
@@ -148,6 +158,7 @@ class ToolsetMachine(RuleBasedStateMachine):
 
 
 TestToolsetMachine = ToolsetMachine.TestCase
+# how many runs is the profile's to say (tests/conftest.py): fast by default, thorough on demand
 TestToolsetMachine.settings = settings(
-    max_examples=60, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

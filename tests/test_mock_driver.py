@@ -12,18 +12,27 @@ import pytest
 from PIL import Image
 
 from browser_toolset.driver import Driver
-from browser_toolset.drivers import mock_site
+from browser_toolset.driver_errors import (
+    DriverError,
+    ElementGone,
+    InvalidValue,
+    NavigationFailed,
+    NotSupported,
+    TabGone,
+)
 from browser_toolset.drivers.mock import (
     Call,
     CloseTab,
     Dialog,
     Download,
     Element,
+    Focus,
     Hide,
     Log,
     MockDriver,
     Navigate,
     OpenTab,
+    Option,
     Request,
     ScriptError,
     Show,
@@ -46,7 +55,6 @@ from browser_toolset.drivers.mock import (
     textarea,
     textbox,
 )
-from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from browser_toolset.values import (
     AXNode,
     AXSnapshot,
@@ -114,7 +122,7 @@ def make_site() -> Site:
             textbox("Locked", "fixed", states=["readonly"]),
             textbox("Off", states=["disabled"]),
             checkbox("Gift wrap", id="gift"),
-            select("Shipping", [mock_site.Option("std", "Standard"), mock_site.Option("exp", "Express")], id="ship"),
+            select("Shipping", [Option("std", "Standard"), Option("exp", "Express")], id="ship"),
             radio("Card", "pay", checked=True),
             radio("Invoice", "pay"),
             textarea("Notes", id="notes"),
@@ -155,6 +163,11 @@ def click_on(d: MockDriver, name: str, handle: str = H, **kwargs: Any) -> None:
     d.click(handle, d.page(handle).center(name), **kwargs)
 
 
+def active(d: MockDriver) -> str | None:
+    """The handle of the tab the driver reports active, if any."""
+    return next((tab.handle for tab in d.list_tabs() if tab.active), None)
+
+
 def node(d: MockDriver, name: str, handle: str = H) -> AXNode:
     snapshot: AXSnapshot = d.snapshot(handle)
     return next(n for n in snapshot.root.walk() if n.name == name and n.key is not None)
@@ -171,8 +184,7 @@ def test_it_is_a_driver() -> None:
 
 def test_without_a_site_it_has_one_blank_tab() -> None:
     d = MockDriver()
-    assert d.list_tabs() == [TabInfo("mock-1", "about:blank", "")]
-    assert d.active_tab() == "mock-1"
+    assert d.list_tabs() == [TabInfo("mock-1", "about:blank", "", active=True)]
     assert d.viewport("mock-1") == Size(1280, 800)
     assert d.snapshot("mock-1").root.children == ()
     assert d.page_text("mock-1") == ""
@@ -181,12 +193,15 @@ def test_without_a_site_it_has_one_blank_tab() -> None:
 def test_from_options_reads_a_json_site_and_a_viewport() -> None:
     d = MockDriver.from_options({"site": str(EXAMPLE), "viewport": "1024x700", "start_url": "/checkout"})
     assert d.viewport("mock-1") == Size(1024, 700)
-    assert d.list_tabs() == [TabInfo("mock-1", "https://shop.test/checkout", "Checkout")]
+    assert d.list_tabs() == [TabInfo("mock-1", "https://shop.test/checkout", "Checkout", active=True)]
     assert MockDriver.from_options({"site": str(EXAMPLE)}).list_tabs()[0].url == "https://shop.test/"
     with pytest.raises(ValueError, match="unknown mock driver option 'headless'"):
         MockDriver.from_options({"headless": "true"})
-    with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
+    with pytest.raises(ValueError, match="mock driver option 'viewport': viewport must be WIDTHxHEIGHT"):
         MockDriver.from_options({"viewport": "big"})
+    with pytest.raises(ValueError, match="each between 100 and 10000"):
+        MockDriver.from_options({"viewport": "50x50"})
+    assert MockDriver.from_options({"viewport": "800 × 600"}).viewport("mock-1") == Size(800, 600)
 
 
 def test_the_example_site_works_end_to_end(tmp_path: Path) -> None:
@@ -208,13 +223,15 @@ def test_the_example_site_works_end_to_end(tmp_path: Path) -> None:
 
 def test_open_activate_and_close_tabs(driver: MockDriver) -> None:
     assert driver.open_tab() == "mock-2"
-    assert driver.active_tab() == "mock-2"
-    assert driver.open_tab("https://shop.test/docs") == "mock-3"
-    assert driver.list_tabs()[2] == TabInfo("mock-3", "https://shop.test/docs", "Docs")
+    assert active(driver) == "mock-2"
+    assert driver.list_tabs()[1] == TabInfo("mock-2", "about:blank", "", active=True)
+    assert driver.open_tab() == "mock-3"
+    driver.navigate("mock-3", "https://shop.test/docs")
+    assert driver.list_tabs()[2] == TabInfo("mock-3", "https://shop.test/docs", "Docs", active=True)
     driver.activate_tab("mock-2")
     driver.close_tab("mock-2")
     assert driver.handles == ["mock-1", "mock-3"]
-    assert driver.active_tab() == "mock-3"  # the right-hand neighbour, as browsers do
+    assert active(driver) == "mock-3"  # the right-hand neighbour, as browsers do
     assert driver.drain_events() == []  # tabs the executor opened are not reported back
 
 
@@ -239,7 +256,7 @@ def test_a_closed_or_unknown_tab_raises_tab_gone(driver: MockDriver, call: objec
 def test_a_new_tab_link_reports_tab_opened_and_stays_in_the_background(driver: MockDriver) -> None:
     click_on(driver, "Help")
     assert driver.drain_events() == [TabOpened("mock-2", opener="mock-1")]
-    assert driver.active_tab() == "mock-1"
+    assert active(driver) == "mock-1"
     assert driver.list_tabs()[1] == TabInfo("mock-2", "https://shop.test/help", "Help")
     click_on(driver, "Close", handle="mock-2")
     assert driver.drain_events() == [TabClosed("mock-2")]
@@ -421,7 +438,8 @@ def test_console_and_network_drain_per_tab_since_the_last_drain(driver: MockDriv
         NetworkEntry("POST", "https://shop.test/api/save", 201, "application/json", None, "", 1e6)
     ]
     assert driver.drain_console(H) == []
-    other = driver.open_tab("https://shop.test/docs")
+    other = driver.open_tab()
+    driver.navigate(other, "https://shop.test/docs")
     assert driver.drain_console(other) == []
     assert len(driver.drain_network(other)) == 1
     assert driver.drain_network(H) == []
@@ -447,7 +465,7 @@ def test_enter_in_a_form_without_on_submit_clicks_its_first_button() -> None:
     )
     d = MockDriver(site, start_url="/")
     click_on(d, "Query")
-    d.type_text(d.active_tab() or "", "cats\n")
+    d.type_text(active(d) or "", "cats\n")
     assert d.list_tabs()[0].url == "https://a.test/find?q=cats"
 
 
@@ -563,7 +581,7 @@ def test_clicking_and_space_toggle_checkboxes(driver: MockDriver) -> None:
 
 def test_behaviours_toggle_focus_show_and_hide_by_id(driver: MockDriver) -> None:
     driver.navigate(H, "https://shop.test/form")
-    driver.page().run(Toggle("gift"), mock_site.Focus("notes"))
+    driver.page().run(Toggle("gift"), Focus("notes"))
     assert driver.page().element("gift").checked is True
     assert driver.page().focused is driver.page().element("notes")
     driver.navigate(H, "https://shop.test/menu")
@@ -574,10 +592,10 @@ def test_behaviours_toggle_focus_show_and_hide_by_id(driver: MockDriver) -> None
     assert not node(driver, "Shoes").visible
 
 
-def test_press_and_release_on_one_element_clicks_but_a_drag_away_does_not(driver: MockDriver) -> None:
+def test_mouse_down_and_up_on_one_element_clicks_but_a_drag_away_does_not(driver: MockDriver) -> None:
     save = driver.page().center("Save")
-    driver.press(H, save)
-    driver.release(H, save)
+    driver.mouse_down(H, save)
+    driver.mouse_up(H, save)
     assert [e.text for e in driver.drain_console(H)] == ["home loaded", "saved"]
     driver.drag(H, save, driver.page().center("Welcome"))
     assert driver.drain_console(H) == []
@@ -793,7 +811,7 @@ def test_live_page_helpers_run_behaviours_as_the_page(driver: MockDriver) -> Non
 
 def test_a_page_started_navigation_to_an_unreachable_host_shows_an_error_page(driver: MockDriver) -> None:
     driver.page().run(Navigate("https://down.test/x"))
-    assert driver.list_tabs()[0] == TabInfo("mock-1", "https://down.test/x", "down.test")
+    assert driver.list_tabs()[0] == TabInfo("mock-1", "https://down.test/x", "down.test", active=True)
     assert "This site can't be reached" in driver.page_text(H)
 
 
@@ -847,7 +865,7 @@ def test_json_and_python_sites_agree() -> None:
             "/",
             "A",
             button("Go", Submit(), Toggle("x"), bounds=(1, 2, 3, 4)),
-            select("C", ["x", mock_site.Option("y", "Why")]),
+            select("C", ["x", Option("y", "Why")]),
         )
         .redirect("/r", "/", 301)
         .file("/f", "hi", "f.txt")

@@ -16,11 +16,11 @@ from anthropic.tools.browser import BetaLocalFilePolicy
 from PIL import Image
 
 from browser_toolset import BrowserToolset, ImageLimits, URLPolicy
-from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.drivers.mock_site import (
+from browser_toolset.drivers.mock import (
     Dialog,
     Download,
     Log,
+    MockDriver,
     Navigate,
     Request,
     Site,

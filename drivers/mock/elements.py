@@ -1,0 +1,173 @@
+"""Elements: what a page is made of, as immutable definitions, and one short builder per common element.
+
+A test describes what an element *is* (a search box, a link that opens a tab) rather than how a browser renders
+it. The driver instantiates a fresh live copy of these definitions on every load (see `document`), which is what
+keeps one test's changes to a page out of the next load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import attrs
+
+from browser_toolset.values import Rect
+
+from .behaviours import Behaviour
+
+if TYPE_CHECKING:
+    from typing_extensions import TypedDict, Unpack
+
+
+@attrs.frozen
+class Option:
+    """One choice of a `select` (role combobox) or listbox. `text` is what the user sees; it defaults to `value`."""
+
+    value: str
+    text: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.text or self.value
+
+
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(values, str):
+        return (values,)
+    return tuple(values)
+
+
+def _bounds(value: Rect | Sequence[float] | None) -> Rect | None:
+    if value is None or isinstance(value, Rect):
+        return value
+    x, y, width, height = value
+    return Rect(x, y, width, height)
+
+
+def _elements(values: Iterable[Element]) -> tuple[Element, ...]:
+    return tuple(values)
+
+
+def _behaviours(values: Iterable[Behaviour]) -> tuple[Behaviour, ...]:
+    return tuple(values)
+
+
+def _options(values: Iterable[Option | str]) -> tuple[Option, ...]:
+    return tuple(Option(value) if isinstance(value, str) else value for value in values)
+
+
+@attrs.frozen
+class Element:
+    """One element of a page.
+
+    `role` is an ARIA role (`button`, `link`, `textbox`, `main`, ...; `text` is a bare run of text). `bounds` is the
+    border box in CSS pixels relative to the top of the page (not the viewport); leave it out and the driver stacks
+    elements in 40 px rows, which is all most tests need. `text` is content rendered inside the element (a
+    paragraph's words); links, buttons and headings without a `name` take it as their name. `value` is a text
+    field's text, or the value or text of a select's chosen option. `href` and `new_tab` make a link; `on_click`,
+    `on_hover` and (for forms) `on_submit` are behaviours run in order.
+    """
+
+    role: str
+    name: str = ""
+    id: str | None = None
+    value: str | None = None
+    text: str = ""
+    description: str = ""
+    placeholder: str = ""
+    states: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    checked: bool | None = None
+    level: int | None = None
+    bounds: Rect | None = attrs.field(default=None, converter=_bounds)
+    visible: bool = True
+    href: str | None = None
+    new_tab: bool = False
+    options: tuple[Option, ...] = attrs.field(default=(), converter=_options)
+    group: str | None = None
+    multiline: bool = False
+    file_input: bool = False
+    children: tuple[Element, ...] = attrs.field(default=(), converter=_elements)
+    on_click: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
+    on_hover: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
+    on_submit: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
+
+
+# --- builders: one short function per common element ------------------------------------------------------------
+
+if TYPE_CHECKING:
+
+    class _Common(TypedDict, total=False):
+        id: str | None
+        description: str
+        states: Iterable[str]
+        bounds: Rect | Sequence[float] | None
+        visible: bool
+        on_hover: Iterable[Behaviour]
+
+    class _Clickable(_Common, total=False):
+        on_click: Iterable[Behaviour]
+
+
+def heading(name: str, level: int = 1, **options: Unpack[_Clickable]) -> Element:
+    return Element("heading", name, level=level, **options)
+
+
+def paragraph(content: str, **options: Unpack[_Clickable]) -> Element:
+    return Element("paragraph", text=content, **options)
+
+
+def text(content: str, **options: Unpack[_Clickable]) -> Element:
+    """A bare run of text, which the accessibility tree shows as a `text` node with no key."""
+    return Element("text", text=content, **options)
+
+
+def link(name: str, href: str, *, new_tab: bool = False, **options: Unpack[_Clickable]) -> Element:
+    return Element("link", name, href=href, new_tab=new_tab, **options)
+
+
+def button(name: str, *on_click: Behaviour, **options: Unpack[_Common]) -> Element:
+    return Element("button", name, on_click=on_click, **options)
+
+
+def textbox(name: str, value: str = "", *, placeholder: str = "", **options: Unpack[_Clickable]) -> Element:
+    return Element("textbox", name, value=value, placeholder=placeholder, **options)
+
+
+def searchbox(name: str, value: str = "", *, placeholder: str = "", **options: Unpack[_Clickable]) -> Element:
+    return Element("searchbox", name, value=value, placeholder=placeholder, **options)
+
+
+def textarea(name: str, value: str = "", *, placeholder: str = "", **options: Unpack[_Clickable]) -> Element:
+    return Element("textbox", name, value=value, placeholder=placeholder, multiline=True, **options)
+
+
+def checkbox(name: str, checked: bool = False, **options: Unpack[_Clickable]) -> Element:
+    return Element("checkbox", name, checked=checked, **options)
+
+
+def radio(name: str, group: str, checked: bool = False, **options: Unpack[_Clickable]) -> Element:
+    return Element("radio", name, group=group, checked=checked, **options)
+
+
+def select(
+    name: str, choices: Iterable[Option | str], value: str | None = None, **options: Unpack[_Clickable]
+) -> Element:
+    """A `<select>`: role combobox whose options the driver lists as hidden `option` children. `value` picks the
+    initial option by value or text (the first option otherwise)."""
+    return Element("combobox", name, options=_options(choices), value=value, **options)
+
+
+def file_input(name: str, **options: Unpack[_Clickable]) -> Element:
+    return Element("button", name, file_input=True, **options)
+
+
+def form(
+    *children: Element, on_submit: Iterable[Behaviour] = (), name: str = "", **options: Unpack[_Common]
+) -> Element:
+    return Element("form", name, children=children, on_submit=on_submit, **options)
+
+
+def group(role: str, *children: Element, name: str = "", **options: Unpack[_Clickable]) -> Element:
+    """A container such as `main`, `navigation`, `banner`, `contentinfo`, `list` or `generic`."""
+    return Element(role, name, children=children, **options)
