@@ -16,7 +16,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .annotate import AnnotationStyle
     from .batch import NOT_EXECUTED, browser_calls, run_batch
+    from .control import BrowserControl, BrowserControlError, TabIndexError, TabSummary
     from .driver import Driver
     from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
     from .errors import ActionError, StaleRefError
@@ -26,6 +28,11 @@ if TYPE_CHECKING:
     from .urls import URLPolicy
 
 _HOMES: dict[str, str] = {
+    "AnnotationStyle": "annotate",
+    "BrowserControl": "control",
+    "BrowserControlError": "control",
+    "TabIndexError": "control",
+    "TabSummary": "control",
     "NOT_EXECUTED": "batch",
     "browser_calls": "batch",
     "run_batch": "batch",
@@ -48,6 +55,9 @@ _HOMES: dict[str, str] = {
 __all__ = [
     "NOT_EXECUTED",
     "ActionError",
+    "AnnotationStyle",
+    "BrowserControl",
+    "BrowserControlError",
     "BrowserToolset",
     "Driver",
     "DriverError",
@@ -58,6 +68,8 @@ __all__ = [
     "NotSupported",
     "StaleRefError",
     "TabGone",
+    "TabIndexError",
+    "TabSummary",
     "URLPolicy",
     "browser_calls",
     "driver_names",
