@@ -32,7 +32,7 @@ from typing import Any
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset, URLPolicy, load_driver
-from browser_toolset.drivers.selenium_launch import CHROMIUM_FLAGS
+from browser_toolset.drivers.selenium import CHROMIUM_FLAGS
 
 CHROMIUM_ARGS = ["--headless=new", *CHROMIUM_FLAGS]
 

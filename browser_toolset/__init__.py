@@ -17,18 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .annotate import AnnotationStyle
+    from .async_toolset import AsyncBrowserToolset
     from .batch import NOT_EXECUTED, browser_calls, run_batch
     from .control import BrowserControl, BrowserControlError, TabIndexError, TabSummary
     from .driver import Driver
     from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
     from .errors import ActionError, StaleRefError
+    from .fake_api import FakeMessagesAPI
     from .images import ImageLimits
+    from .loop import RunResult, arun_task, run_task
     from .registry import driver_names, load_driver
     from .toolset import BrowserToolset
     from .urls import URLPolicy
 
 _HOMES: dict[str, str] = {
     "AnnotationStyle": "annotate",
+    "AsyncBrowserToolset": "async_toolset",
+    "FakeMessagesAPI": "fake_api",
+    "RunResult": "loop",
+    "run_task": "loop",
+    "arun_task": "loop",
     "BrowserControl": "control",
     "BrowserControlError": "control",
     "TabIndexError": "control",
@@ -56,25 +64,30 @@ __all__ = [
     "NOT_EXECUTED",
     "ActionError",
     "AnnotationStyle",
+    "AsyncBrowserToolset",
     "BrowserControl",
     "BrowserControlError",
     "BrowserToolset",
     "Driver",
     "DriverError",
     "ElementGone",
+    "FakeMessagesAPI",
     "ImageLimits",
     "InvalidValue",
     "NavigationFailed",
     "NotSupported",
+    "RunResult",
     "StaleRefError",
     "TabGone",
     "TabIndexError",
     "TabSummary",
     "URLPolicy",
+    "arun_task",
     "browser_calls",
     "driver_names",
     "load_driver",
     "run_batch",
+    "run_task",
 ]
 
 __version__ = "0.1.0"

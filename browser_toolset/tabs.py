@@ -13,16 +13,19 @@ import attrs
 from .errors import ActionError
 from .refs import RefTable
 from .sanitize import one_line
+from .values import AXNode
 
-__all__ = ["Tab", "TabInventory", "check_tab_id"]
+__all__ = ["CONTEXT_ROLES", "Tab", "TabInventory", "check_tab_id", "named_context"]
 
 TAB_ID_MAX = 4096
 TAB_ID_UNSAFE = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029))
+CONTEXT_ROLES = frozenset({"form", "dialog", "alertdialog", "region", "group", "search", "main", "article"})
+"""Containers whose accessible name says what the controls inside them do (a dialog titled "Delete account?")."""
 
 
 def check_tab_id(tab_id: str) -> None:
     """Refuse a `tab_id` that breaks the API's limits (§5): the API renders it into the result text."""
-    if not tab_id:
+    if not isinstance(tab_id, str) or not tab_id:
         raise ActionError("tab_id is empty. Call list_tabs to see the open tabs' ids.")
     if len(tab_id) > TAB_ID_MAX:
         raise ActionError(f"tab_id is {len(tab_id):,} characters long; tab ids are at most {TAB_ID_MAX:,}.")
@@ -35,6 +38,23 @@ class Tab:
     tab_id: str
     handle: str
     refs: RefTable = attrs.field(factory=RefTable)
+    tree: AXNode | None = None
+    """The accessibility tree of the tab's last read, which the refs Claude holds came from."""
+
+
+def named_context(tree: AXNode | None, key: str) -> tuple[str, ...]:
+    """The names of the named forms, dialogs and regions around the element `key` in `tree`, nearest first."""
+    if tree is None:
+        return ()
+    stack: list[tuple[AXNode, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, around = stack.pop()
+        if node.key == key:
+            return around
+        if node.role in CONTEXT_ROLES and node.name:
+            around = (node.name, *around)
+        stack.extend((child, around) for child in node.children)
+    return ()
 
 
 @attrs.define
@@ -77,8 +97,9 @@ class TabInventory:
         )
 
     def target(self, tab_id: str | None) -> Tab:
-        """The tab a call acts on: the one it names, else the active tab."""
-        if tab_id:
+        """The tab a call acts on: the one it names (an empty name is an error, not the active tab), else the
+        active tab."""
+        if tab_id is not None:
             return self.by_id(tab_id)
         if self.active is None:
             raise ActionError("No tab is open. Call new_tab to open one, then navigate it.")

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, cast
 
+from anthropic.lib.tools import ToolError
+from anthropic.tools import ToolsetUsageError
 from anthropic.tools.browser import (
     BetaAbstractBrowserToolset20260801,
     BetaBrowserNavigateResult,
@@ -26,6 +28,7 @@ from anthropic.tools.browser import (
     BetaNavigationRefused,
     BetaScreenshotResult,
     BetaToolsetCallContext,
+    BetaToolsetContent,
     BetaURLPolicy,
 )
 from anthropic.types.beta import (
@@ -79,8 +82,8 @@ from .driver_errors import DriverError, ElementGone, NotSupported, TabGone
 from .errors import ActionError, StaleRefError
 from .images import Frame, ImageLimits, frame_for, screenshot_image, zoom_image
 from .keys import parse_chord, parse_modifiers, parse_sequence
-from .sanitize import bounded, download_url, one_line, redact, safe_title, safe_url
-from .tabs import Tab, TabInventory, check_tab_id
+from .sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
+from .tabs import Tab, TabInventory, check_tab_id, named_context
 from .urls import URLPolicy, address_for_navigation
 from .values import (
     AXNode,
@@ -115,6 +118,9 @@ PAGE_TEXT_MAX = 50_000
 SCRIPT_RESULT_MAX = 20_000
 LOG_ENTRY_MAX = 1_000
 LOG_TEXT_MAX = 30_000
+DIALOG_MESSAGE_MAX = 2_000
+DOWNLOAD_ERROR_MAX = 1_000
+FAILURE_TEXT_MAX = 1_000
 TYPE_TEXT_MAX = 20_000
 FORM_VALUE_SHOWN = 200
 
@@ -140,6 +146,18 @@ StateChange = BetaBrowserStateChangeParam | BetaNavigationRefused | BetaDialogDi
 
 DocumentResolver = Callable[[str], str]
 """Maps a vetted Files API document id to a local file the browser can upload."""
+
+
+def browser_failure(exc: BaseException) -> str:
+    """The error Claude reads when the browser itself failed (a dead connection, a crashed browser): the batch rule
+    then skips the rest of the turn, and the next turn can try again or give up."""
+    try:
+        detail = str(exc)
+    except Exception:
+        detail = ""
+    kind = type(exc).__name__
+    text = f"{kind}: {detail}" if detail else kind
+    return f"The browser is not responding or has closed: {safe_log_line(text, FAILURE_TEXT_MAX)}"
 
 
 def _check_range(name: str, value: float, low: float, high: float, unit: str = "") -> None:
@@ -191,6 +209,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         self._inventory = TabInventory()
         self._downloads: dict[str, str] = {}  # driver key -> dl-N
         self._early_events: list[DriverEvent] = []  # drained during a member, reported by _browser_state
+        self._last_tabs: list[BetaBrowserStateTabEntryParam] = []  # the last inventory read from the browser
+        self._state_failure: BaseException | None = None  # why the last _browser_state could not read the browser
         driver.set_url_guard(self.navigation.allows)
         for info in driver.list_tabs():
             self._inventory.add(info.handle)
@@ -205,6 +225,26 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
 
     # --- dispatch: driver errors become errors Claude can act on ------------------------------------------
 
+    def _toolset_run(
+        self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
+    ) -> BetaToolsetContent:
+        """The SDK's pipeline for one call, with one addition: when the browser could not be read after the call,
+        the call fails with the browser's error (whatever it returned, and whatever else it failed with, since a
+        browser that cannot be read explains both) instead of reporting a state nobody read."""
+        self._state_failure = None
+        held = list(self._toolset_pipeline.pending_changes)
+        try:
+            content = super()._toolset_run(context, name, input)
+        except ToolError:
+            if self._state_failure is None:
+                raise
+        else:
+            if self._state_failure is None:
+                return content
+        failure = self._state_failure
+        self._toolset_pipeline.pending_changes = held  # they were never sent: keep them for the next block
+        raise ActionError(browser_failure(failure)) from failure
+
     def execute(
         self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: BetaBrowserMemberInput
     ) -> Any:
@@ -216,16 +256,34 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             self._inventory.remove(exc.handle)
             raise ActionError("The tab was closed while the call ran. Call list_tabs to see the open tabs.") from exc
         except DriverError as exc:
-            raise ActionError(bounded(str(exc), 2000) or f"{name} failed in the browser.") from exc
+            raise ActionError(safe_text(str(exc), 2000, what="error") or f"{name} failed in the browser.") from exc
+        except (ToolError, ToolsetUsageError):
+            raise
+        except Exception as exc:
+            log.warning("%s failed in the driver", name, exc_info=True)
+            raise ActionError(browser_failure(exc)) from exc
 
     # --- browser_state --------------------------------------------------------------------------------------
 
     def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        """The state after a call. A browser that cannot be read does not end the session: the last inventory is
+        reported (the call then fails, see `_toolset_run`) and events drained so far wait for the next report."""
+        try:
+            state = self._read_state()
+        except Exception as exc:
+            log.warning("could not read the browser's state", exc_info=True)
+            self._state_failure = exc
+            return BetaBrowserState(tabs=list(self._last_tabs), state_changes=[])
+        self._last_tabs = list(state.tabs)
+        return state
+
+    def _read_state(self) -> BetaBrowserState:
         changes: list[StateChange] = []
-        events, self._early_events = [*self._early_events, *self.driver.drain_events()], []
+        self._early_events = [*self._early_events, *self.driver.drain_events()]
+        infos = self.driver.list_tabs()
+        events, self._early_events = self._early_events, []
         for event in events:
             changes.extend(self._apply_event(event))
-        infos = self.driver.list_tabs()
         live = {info.handle for info in infos}
         for info in infos:
             if info.handle not in self._inventory.tabs:
@@ -249,7 +307,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         if isinstance(event, DownloadStarted | DownloadCompleted | DownloadFailed):
             return [self._download_change(event)]
         if isinstance(event, DialogHandled):
-            return [BetaDialogDismissed(kind=one_line(event.kind, 20) or "dialog", message=event.message)]
+            message = safe_log_line(event.message, DIALOG_MESSAGE_MAX)
+            return [BetaDialogDismissed(kind=one_line(event.kind, 20) or "dialog", message=message)]
         log.info("navigation refused: %s", one_line(event.url, 300))
         return [BetaNavigationRefused()]
 
@@ -261,7 +320,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         if isinstance(event, DownloadFailed):
             failed = BetaBrowserStateChangeDownloadFailedParam(type="download_failed", download_id=download_id, url=url)
             if event.error:
-                failed["error"] = one_line(event.error, 4096)
+                failed["error"] = safe_log_line(event.error, DOWNLOAD_ERROR_MAX)
             return failed
         completed = BetaBrowserStateChangeDownloadCompletedParam(
             type="download_completed", download_id=download_id, url=url
@@ -297,6 +356,17 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             if info.handle == tab.handle:
                 return self._entry(info)
         raise ActionError(f"{tab.tab_id} is no longer open. Call list_tabs to see the open tabs.")
+
+    def describe_ref(self, tab_id: str | None, ref: str) -> tuple[str, str, tuple[str, ...]] | None:
+        """What a ref names, from what Claude was shown (no page read): its role, its accessible name, and the
+        names of the forms and dialogs around it. None when the tab or the ref is unknown. For a `confirm` hook
+        (`browser_toolset.confirm.ActionGate`), which decides before the call runs."""
+        try:
+            tab = self._inventory.target(tab_id)
+            entry = tab.refs.entry(ref)
+        except ToolError:
+            return None
+        return entry.role, entry.name, named_context(tab.tree, entry.key)
 
     # --- shared steps ---------------------------------------------------------------------------------------
 
@@ -338,6 +408,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     def _snapshot(self, tab: Tab) -> tuple[AXSnapshot, dict[str, AXNode]]:
         snapshot = self.driver.snapshot(tab.handle)
         tab.refs.observe(snapshot.document)
+        tab.tree = snapshot.root
         index = {node.key: node for node in snapshot.root.walk() if node.key is not None}
         tab.refs.check_live(index)
         return snapshot, index
@@ -497,7 +568,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         return "The key was held down without auto-repeat: this browser produced one key-down and one key-up."
 
     def wait(self, context: BetaToolsetCallContext, input: BetaBrowserWaitInput) -> str | None:
-        if input.tab_id:
+        if input.tab_id is not None:
             self._tab(input.tab_id)
         _check_range("duration", input.duration, 0, DURATION_MAX, " seconds")
         self._sleep(float(input.duration))
@@ -580,7 +651,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         lines = []
         for entry in entries:
             source = f" ({safe_url(entry.source)})" if entry.source else ""
-            lines.append(one_line(f"[{entry.level}] {redact(entry.text)}{source}", LOG_ENTRY_MAX))
+            lines.append(safe_log_line(f"[{entry.level}] {entry.text}{source}", LOG_ENTRY_MAX))
         return bounded("\n".join(lines), LOG_TEXT_MAX, what="console entries")
 
     def read_network(self, context: BetaToolsetCallContext, input: BetaBrowserReadNetworkInput) -> str:
@@ -593,13 +664,13 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             )
         lines = []
         for entry in entries:
-            parts = [entry.method, safe_url(redact(entry.url))]
+            parts = [entry.method, safe_url(entry.url)]
             parts.append(str(entry.status) if entry.status is not None else f"failed: {entry.error or 'unknown'}")
             if entry.mime_type:
                 parts.append(entry.mime_type)
             if entry.duration_ms is not None:
                 parts.append(f"{entry.duration_ms:.0f} ms")
-            lines.append(one_line(" ".join(parts), LOG_ENTRY_MAX))
+            lines.append(safe_log_line(" ".join(parts), LOG_ENTRY_MAX))
         return bounded("\n".join(lines), LOG_TEXT_MAX, what="network entries")
 
     def javascript_exec(self, context: BetaToolsetCallContext, input: BetaBrowserJavascriptExecInput) -> str:
@@ -607,7 +678,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         log.info("javascript_exec on %s: %s", tab.tab_id, one_line(input.text, 2000))
         if not input.text.strip():
             raise ActionError("text is empty. Write a JavaScript expression whose value you want.")
-        return bounded(self.driver.evaluate(tab.handle, input.text), SCRIPT_RESULT_MAX, what="script result")
+        return safe_text(self.driver.evaluate(tab.handle, input.text), SCRIPT_RESULT_MAX, what="script result")
 
     # --- tab management -------------------------------------------------------------------------------------
 

@@ -15,12 +15,25 @@ from tests.needs import unavailable
 from tests.serve import PageServer
 from tests.walker_support import WalkerBrowser, chromium
 
-
 # Property tests: `fast` (the default, and what CI runs) keeps the suite quick; `HYPOTHESIS_PROFILE=thorough` runs
 # twenty times as many examples when a change touches the tree format, the finder or tab and ref bookkeeping.
 settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile("thorough", max_examples=1200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+def _offline_resolver(host: str) -> list[str]:
+    """Names resolve only as the hosts file's loopback entries would: the suite never asks a DNS server."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return ["127.0.0.1"]
+    raise OSError(f"{host}: name resolution is off in the test suite")
+
+
+@pytest.fixture(autouse=True)
+def _offline_dns(monkeypatch: pytest.MonkeyPatch) -> None:
+    from browser_toolset import urls
+
+    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", _offline_resolver)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from browser_toolset.drivers.selenium_launch import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
+from browser_toolset.drivers.selenium import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 

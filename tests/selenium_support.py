@@ -15,8 +15,13 @@ from urllib.parse import urlsplit
 
 from PIL import Image
 
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
+from browser_toolset.drivers.selenium import (
+    Browser,
+    SeleniumConfig,
+    SeleniumDriver,
+    find_browser_binary,
+    find_driver_binary,
+)
 from browser_toolset.values import AXNode
 from tests.needs import unavailable
 
@@ -53,6 +58,18 @@ def fresh_tab(driver: SeleniumDriver) -> str:
     driver.drain_console(keep)
     driver.drain_network(keep)
     return str(keep)
+
+
+def active_tab(driver: SeleniumDriver) -> str | None:
+    """The handle `list_tabs` marks active, or None when no tab is open."""
+    return next((info.handle for info in driver.list_tabs() if info.active), None)
+
+
+def open_tab_at(driver: SeleniumDriver, url: str) -> str:
+    """A new active tab, navigated to `url`."""
+    handle = driver.open_tab()
+    driver.navigate(handle, url)
+    return handle
 
 
 def wait_until(probe: Callable[[], T], timeout: float = 5.0, interval: float = 0.05) -> T:

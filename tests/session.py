@@ -1,8 +1,8 @@
 """A test session: a `BrowserToolset` on any driver, with every result checked by the contract validator.
 
 Every test that produces `tool_result`s goes through `Session.call` / `Session.turn`, so the validator of
-`tests.contract` sees every result the suite produces, and a result the API would reject fails the test that
-produced it.
+`browser_toolset.testing.contract` sees every result the suite produces, and a result the API would reject fails the
+test that produced it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset, run_batch
-from tests.contract import SessionValidator, assert_valid_user_message
+from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
 
 _ids = itertools.count(1)
 

@@ -1,5 +1,6 @@
 """`browser-toolset exec` end to end on the mock driver: every member answered, the contract validator applied to
-every line it writes, malformed lines reported without ending the session."""
+every line it writes, malformed lines reported without ending the session, one answer per line whatever it holds,
+a dying browser answered rather than a traceback, uploads confined and high-impact clicks held."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from browser_toolset import cli, urls
 from browser_toolset.cli import main
-from tests.contract import SessionValidator, assert_valid_user_message
+from browser_toolset.drivers.mock import MockDriver
+from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "examples" / "shop.json"
@@ -113,7 +116,11 @@ def test_malformed_lines_are_reported_and_the_session_goes_on(monkeypatch: pytes
     status, outputs, err = run(["exec"], f'{{not json\n\n[1, 2\n{good}\n"a string"\n', monkeypatch)
     assert status == 1
     assert "line 1" in err and "line 3" in err and "line 5" in err
-    assert len(outputs) == 1 and outputs[0]["content"][0]["content"][0]["type"] == "browser_state"
+    # one answer per non-blank line, in order: an error object for each line that is no message
+    assert [output.get("type") for output in outputs] == ["error", "error", None, "error"]
+    assert [output.get("line") for output in outputs] == [1, 3, None, 5]
+    assert outputs[2]["content"][0]["content"][0]["type"] == "browser_state"
+    assert outputs[0]["error"]["message"].startswith("line 1: not an assistant message")
 
 
 def test_a_whole_messages_api_response_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,3 +147,224 @@ def test_the_console_script_is_installed() -> None:
         [sys.executable, "-m", "browser_toolset.cli", "exec", "--list"], capture_output=True, text=True, check=True
     )
     assert {"mock", "selenium"} <= set(completed.stdout.split())
+
+
+# --- every line answered, whatever it holds ---------------------------------------------------------------------
+
+
+def call(name: str, input: Any, id: str = "t1") -> dict[str, Any]:
+    return {"type": "tool_use", "id": id, "name": name, "input": input, "toolset_name": "browser"}
+
+
+def line_of(*blocks: dict[str, Any]) -> str:
+    return json.dumps({"role": "assistant", "content": list(blocks)})
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names are never looked up on the network in these tests (the shop's hosts are the mock's own)."""
+
+    def fail(host: str) -> list[str]:
+        raise OSError(f"{host}: not looked up in tests")
+
+    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
+
+
+@pytest.mark.parametrize(
+    ("given", "kind"),
+    [("go to example.com", "a string"), (None, "null"), ([1, 2], "an array"), (7, "a number"), (True, "a boolean")],
+)
+def test_a_call_whose_input_is_not_an_object_is_answered_with_an_error(
+    monkeypatch: pytest.MonkeyPatch, given: Any, kind: str
+) -> None:
+    text = line_of(call("navigate", given, "t1"), call("screenshot", {}, "t2"))
+    status, outputs, _ = run(["exec"], text + "\n", monkeypatch)
+    assert status == 0
+    first, second = outputs[0]["content"]
+    assert first["is_error"] and first["tool_use_id"] == "t1" and first["toolset_name"] == "browser"
+    assert first["content"].startswith(f"Error: the input of this navigate call is {kind}, not a JSON object.")
+    assert second == {
+        "type": "tool_result",
+        "tool_use_id": "t2",
+        "toolset_name": "browser",
+        "content": "Not executed: an earlier action in this turn failed.",
+        "is_error": True,
+    }
+    assert_valid_user_message(json.loads(text)["content"], outputs[0])
+
+
+def test_unpaired_surrogates_are_errors_and_the_output_stays_utf8(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [
+        '{"content": [{"type": "tool_use", "id": "t1", "name": "type", "input": {"text": "a\\ud800b"}, '
+        '"toolset_name": "browser"}]}',
+        '{"content": [{"type": "tool_use", "id": "t\\udc00", "name": "screenshot", "input": {}, '
+        '"toolset_name": "browser"}]}',
+        '{"content": [{"type": "text", "text": "\\ud83d"}, {"type": "tool_use", "id": "t3", "name": "list_tabs", '
+        '"input": {}, "toolset_name": "browser"}]}',
+        '{"content": [{"type": "tool_use", "id": "t4", "name": "navigate", '
+        '"input": {"url": "https://\\udfff.example/"}, "toolset_name": "browser"}]}',
+    ]
+    out = io.BytesIO()
+    stdin = io.TextIOWrapper(io.BytesIO(("\n".join(lines) + "\n").encode()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", errors="strict", write_through=True))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    status = main(["exec", "--site", str(SITE)])
+    outputs = [json.loads(line) for line in out.getvalue().decode("utf-8").splitlines()]
+    assert status == 1 and len(outputs) == 4
+    assert "unpaired UTF-16 surrogate" in outputs[0]["content"][0]["content"]
+    assert outputs[1]["type"] == "error" and "not valid Unicode" in outputs[1]["error"]["message"]
+    assert outputs[2]["content"][0]["content"][0]["type"] == "browser_state"
+    assert "unpaired UTF-16 surrogate" in outputs[3]["content"][0]["content"]
+
+
+def test_bytes_that_are_not_utf8_are_one_bad_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    good = line_of(call("list_tabs", {})).encode()
+    stdin = io.TextIOWrapper(io.BytesIO(b'{"content": "\xff\xfe"}\n' + good + b"\n"), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["exec"]) == 1
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["type"] == "error" and "not valid UTF-8" in first["error"]["message"]
+    assert second["role"] == "user"
+    assert "line 1: not valid UTF-8" in err.getvalue()
+
+
+@pytest.mark.parametrize("depth", [100_000, 5_000])
+def test_absurd_nesting_is_an_error_line_not_a_crash(monkeypatch: pytest.MonkeyPatch, depth: int) -> None:
+    nested = "[" * depth + "]" * depth
+    deep_input = '{"content": [{"type": "tool_use", "id": "t1", "name": "type", "input": {"text": ' + nested + "}, "
+    deep_input += '"toolset_name": "browser"}]}'
+    inside = '{"content": [{"type": "tool_use", "id": "t1", "name": "type", "input": {"text": '
+    inside += "[" * 60 + "]" * 60 + '}, "toolset_name": "browser"}]}'
+    status, outputs, err = run(["exec"], f"{nested}\n{deep_input}\n{inside}\n", monkeypatch)
+    assert status == 1
+    assert outputs[0]["type"] == "error" and "nested too deeply" in outputs[0]["error"]["message"]
+    assert outputs[1]["type"] == "error" or outputs[1]["content"][0]["is_error"]
+    assert "nested more than 32 levels" in outputs[2]["content"][0]["content"]
+    assert "Traceback" not in err
+
+
+def test_a_browser_that_dies_mid_session_is_answered_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = MockDriver.from_options({"site": str(SITE)})
+    real_capture = broken.capture
+
+    def dead(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionResetError("the BiDi socket was closed")
+
+    monkeypatch.setattr(broken, "capture", dead)
+    monkeypatch.setattr(cli, "load_driver", lambda name, options: broken)
+    lines = [
+        line_of(call("screenshot", {}, "t1"), call("list_tabs", {}, "t2")),
+        line_of(call("read_page", {}, "t3")),
+    ]
+    status, outputs, err = run(["exec"], "\n".join(lines) + "\n", monkeypatch)
+    assert status == 0
+    failed, skipped = outputs[0]["content"]
+    assert failed["is_error"]
+    assert failed["content"][0]["text"] == (
+        "Error: The browser is not responding or has closed: ConnectionResetError: the BiDi socket was closed"
+    )
+    assert skipped["content"] == "Not executed: an earlier action in this turn failed."
+    assert not outputs[1]["content"][0].get("is_error")
+    assert "Traceback" not in err
+    monkeypatch.setattr(broken, "capture", real_capture)
+
+
+def test_a_browser_whose_state_cannot_be_read_fails_the_call_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = MockDriver.from_options({"site": str(SITE)})
+    monkeypatch.setattr(cli, "load_driver", lambda name, options: broken)
+    original = broken.list_tabs
+    calls = {"n": 0}
+
+    def flaky() -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("browser process exited")
+        return original()
+
+    monkeypatch.setattr(broken, "list_tabs", flaky)
+    lines = [line_of(call("screenshot", {}, "t1")), line_of(call("list_tabs", {}, "t2"))]
+    status, outputs, err = run(["exec"], "\n".join(lines) + "\n", monkeypatch)
+    assert status == 0
+    assert outputs[0]["content"][0]["is_error"]
+    assert "The browser is not responding or has closed: OSError: browser process exited" in str(outputs[0])
+    assert outputs[1]["content"][0]["content"][0]["type"] == "browser_state"
+    assert "Traceback" not in err
+
+
+def test_a_driver_that_cannot_start_is_a_message_and_status_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(name: str, options: Any) -> Any:
+        raise OSError("chromedriver not found")
+
+    monkeypatch.setattr(cli, "load_driver", fail)
+    status, outputs, err = run(["exec"], "", monkeypatch)
+    assert status == 2 and outputs == []
+    assert "could not start the mock driver: OSError: chromedriver not found" in err
+
+
+# --- uploads and confirmation through the CLI --------------------------------------------------------------------
+
+
+def shop_line(*calls: tuple[str, dict[str, Any]]) -> str:
+    return line_of(*(call(name, data, f"c{index}") for index, (name, data) in enumerate(calls)))
+
+
+def test_uploads_are_confined_to_the_upload_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "proof.txt").write_text("proof")
+    (tmp_path / "secret.txt").write_text("secret")
+    (uploads / "escape.txt").symlink_to(tmp_path / "secret.txt")
+    steps = [("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "proof of address"})]
+    upload = {"target": {"type": "ref", "ref": "ref_1"}}
+    argv = ["exec", "--site", str(SITE), "--upload-dir", str(uploads), "--enable", "file_upload"]
+    lines = [
+        shop_line(*steps),
+        shop_line(("file_upload", {**upload, "paths": ["proof.txt"]})),
+        shop_line(("file_upload", {**upload, "paths": [str(tmp_path / "secret.txt")]})),
+        shop_line(("file_upload", {**upload, "paths": ["escape.txt"]})),
+        shop_line(("file_upload", {**upload, "paths": ["../secret.txt"]})),
+    ]
+    status, outputs, err = run(argv, "\n".join(lines) + "\n", monkeypatch)
+    assert status == 0, err
+    texts = [str(output["content"][0]["content"]) for output in outputs[1:]]
+    assert "proof.txt" in texts[0] and not outputs[1]["content"][0].get("is_error")
+    assert "outside the upload directory" in texts[1]
+    assert "outside the upload directory" in texts[2] and "secret" not in texts[2].replace("escape", "")
+    assert "'..' component" in texts[3]
+
+
+def test_high_impact_clicks_are_refused_by_default_and_can_be_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    steps = shop_line(("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "place order button"}))
+    click = shop_line(("left_click", {"target": {"type": "ref", "ref": "ref_1"}}))
+    status, outputs, _ = run(["exec", "--site", str(SITE)], f"{steps}\n{click}\n", monkeypatch)
+    assert status == 0
+    assert 'button "Place order"' in outputs[0]["content"][1]["content"][0]["text"]
+    refused = outputs[1]["content"][0]
+    assert refused["is_error"]
+    assert refused["content"][0]["text"].startswith(
+        "Error: left_click on button 'Place order' was not run: it looks like a purchase or payment"
+    )
+    argv = ["exec", "--site", str(SITE), "--confirm", "purchase=allow"]
+    status, outputs, _ = run(argv, f"{steps}\n{click}\n", monkeypatch)
+    assert status == 0 and not outputs[1]["content"][0].get("is_error")
+
+
+def test_confirm_flags_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(SystemExit, match="unknown category 'shopping'"):
+        run(["exec", "--confirm", "shopping=allow"], "", monkeypatch)
+    with pytest.raises(SystemExit, match=r"expected CATEGORY=ask\|deny\|allow"):
+        run(["exec", "--confirm", "purchase=maybe"], "", monkeypatch)
+
+
+def test_an_ascii_only_stdout_gets_escaped_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = io.BytesIO()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(line_of(call("get_page_text", {"tab_id": "tab-é"})) + "\n"))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="ascii", write_through=True))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert main(["exec"]) == 0
+    (answer,) = (json.loads(line) for line in raw.getvalue().decode("ascii").splitlines())
+    assert "tab-é" in answer["content"][0]["content"][0]["text"]

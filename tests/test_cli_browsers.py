@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from browser_toolset.cli import main
-from browser_toolset.drivers.selenium_launch import Browser
+from browser_toolset.drivers.selenium import Browser
 from tests.selenium_support import require_browser
 from tests.serve import PageServer
 from tests.test_cli import check_session

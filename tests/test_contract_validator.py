@@ -1,12 +1,14 @@
-"""`tests.contract` catches every rejection it claims to: for each rule a valid example that passes and a violating
-one that is flagged with the expected message (and nothing else), plus the contract's own worked examples (§5, §7)
-and results produced by the official SDK's toolset pipeline."""
+"""`browser_toolset.testing.contract` catches every rejection it claims to: for each rule a valid example that passes
+and a violating one that is flagged with the expected message (and nothing else), plus the contract's own worked
+examples (§5, §7) and results produced by the official SDK's toolset pipeline."""
 
 from __future__ import annotations
 
 import base64
 import copy
 import io
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -32,7 +34,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.contract import (
+from browser_toolset.testing.contract import (
     NOT_EXECUTED,
     SessionValidator,
     assert_valid_result,
@@ -1253,3 +1255,15 @@ def test_sdk_late_tab_opened_for_a_popup_during_new_tab_is_flagged() -> None:
     result, problems = s.call("list_tabs")
     assert result["content"][0]["state_changes"] == [{"type": "tab_opened", "tab_id": "tab-2"}]
     flagged(problems, "'tab-2', which an earlier result still lists as open")
+
+
+def test_the_checker_imports_nothing_of_the_executor() -> None:
+    """The checker is independent of what it checks: importing it loads no other module of `browser_toolset`, so an
+    executor bug cannot reach the checker through shared code."""
+    probe = (
+        "import sys, browser_toolset.testing.contract\n"
+        "own = {'browser_toolset', 'browser_toolset.testing', 'browser_toolset.testing.contract'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('browser_toolset', 'anthropic') and m not in own))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

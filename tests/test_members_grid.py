@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import SeleniumConfig
+from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from tests.browser_suite import SmokeSuite, session, uploads  # noqa: F401  (fixtures)
 from tests.selenium_support import require_browser
 

@@ -12,8 +12,7 @@ import pytest
 from PIL import Image
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import SeleniumConfig
+from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from browser_toolset.values import Size
 from tests.browser_suite import MemberSuite, session, uploads  # noqa: F401  (fixtures)
 from tests.selenium_support import require_browser

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from browser_toolset.driver import Driver
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium_launch import SeleniumConfig
 from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, TabGone
+from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver, options
 from browser_toolset.values import (
     DialogHandled,
     DownloadCompleted,
@@ -28,14 +27,17 @@ from browser_toolset.values import (
     Point,
     Size,
     TabClosed,
+    TabInfo,
     TabOpened,
 )
 from tests.selenium_support import (
+    active_tab,
     find,
     free_port,
     fresh_tab,
     guarded_driver,
     js,
+    open_tab_at,
     pixel,
     png_size,
     require_browser,
@@ -65,13 +67,62 @@ def shows(driver: SeleniumDriver, handle: str, text: str) -> bool:
 # --- construction -----------------------------------------------------------------------------------------------
 
 
-def test_from_options_rejects_unknown_keys_before_starting_a_browser() -> None:
-    with pytest.raises(ValueError, match="unknown selenium driver option"):
+def test_from_options_rejects_unknown_keys_and_bad_values_before_starting_a_browser() -> None:
+    with pytest.raises(ValueError, match=r"^selenium driver option colour='blue' is unknown: use one of browser, "):
         SeleniumDriver.from_options({"colour": "blue"})
-    with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
-        SeleniumDriver.from_options({"viewport": "wide"})
-    with pytest.raises(ValueError, match="true or false"):
-        SeleniumDriver.from_options({"headless": "maybe"})
+    refused = [
+        ("viewport", "wide", "WIDTHxHEIGHT in CSS pixels"),
+        ("viewport", "50x800", "WIDTHxHEIGHT in CSS pixels, each between 100 and 10000"),
+        ("headless", "maybe", "true or false"),
+        ("navigation_timeout", "0", "a number of seconds above 0"),
+        ("script_timeout", "soon", "a number of seconds above 0"),
+        ("command_timeout", "nan", "a number of seconds above 0"),
+        ("dialogs", "ignore", "dismiss or accept"),
+        ("browser", "safari", "chromium, chrome or firefox"),
+        ("remote", "grid:4444", "an http:// or https:// URL"),
+    ]
+    for key, value, accepted in refused:
+        with pytest.raises(ValueError) as refusal:
+            SeleniumDriver.from_options({"browser": "firefox", key: value})
+        assert str(refusal.value).startswith(f"selenium driver option {key}={value!r} is not valid: use {accepted}")
+
+
+def test_option_strings_and_python_values_make_the_same_config() -> None:
+    strings = {
+        "browser": " Firefox ",
+        "remote": "http://127.0.0.1:4444",
+        "viewport": "1024x700",
+        "headless": "no",
+        "dialogs": "Accept",
+        "navigation_timeout": "2.5",
+        "command_timeout": "5",
+        "script_timeout": "7",
+        "args": "--a  --b",
+        "download_dir": "",
+        "browser_binary": "/opt/firefox",
+    }
+    config = SeleniumConfig.from_options(strings)
+    assert config == SeleniumConfig(
+        browser="firefox",
+        remote_url="http://127.0.0.1:4444",
+        viewport=Size(1024, 700),
+        headless=False,
+        dialog_policy="accept",
+        navigation_timeout=2.5,
+        command_timeout=5,
+        script_timeout=7,
+        extra_args=["--a", "--b"],
+        browser_binary="/opt/firefox",
+    )
+    assert config.family == "firefox" and config.download_dir is None
+    assert SeleniumConfig(headless="1").headless is True and SeleniumConfig(headless=False).headless is False
+    assert SeleniumConfig.from_options({}) == SeleniumConfig()
+    with pytest.raises(ValueError, match="between 100 and 10000"):
+        SeleniumConfig(viewport=Size(50, 800))
+    assert {option.key for option in options()} == {
+        "browser", "remote", "viewport", "headless", "download_dir", "browser_binary", "driver_binary", "dialogs",
+        "navigation_timeout", "command_timeout", "script_timeout", "args",
+    }  # fmt: skip
 
 
 def test_the_driver_satisfies_the_protocol(driver: SeleniumDriver) -> None:
@@ -83,13 +134,14 @@ def test_the_driver_satisfies_the_protocol(driver: SeleniumDriver) -> None:
 
 
 def test_open_activate_close_tabs(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    second = driver.open_tab(server.url("index.html"))
-    assert driver.active_tab() == second
+    second = open_tab_at(driver, server.url("index.html"))
+    assert active_tab(driver) == second
     assert [info.handle for info in driver.list_tabs()] == [tab, second]
     assert driver.list_tabs()[1].title == "Index"
     assert not [e for e in driver.drain_events() if isinstance(e, TabOpened)], "open_tab is not a page-opened tab"
     driver.activate_tab(tab)
-    assert driver.active_tab() == tab
+    assert active_tab(driver) == tab
+    assert [info.active for info in driver.list_tabs()] == [True, False]
     driver.close_tab(second)
     assert [info.handle for info in driver.list_tabs()] == [tab]
     assert not [e for e in driver.drain_events() if isinstance(e, TabClosed)], "close_tab is not a TabClosed"
@@ -102,10 +154,8 @@ def test_open_activate_close_tabs(driver: SeleniumDriver, tab: str, server: Page
 def test_closing_the_last_tab_leaves_no_tabs_and_the_session_alive(driver: SeleniumDriver, tab: str) -> None:
     driver.close_tab(tab)
     assert driver.list_tabs() == []
-    assert driver.active_tab() is None
     again = driver.open_tab()
-    assert [info.handle for info in driver.list_tabs()] == [again]
-    assert driver.active_tab() == again
+    assert driver.list_tabs() == [TabInfo(again, "about:blank", "", active=True)]
     assert driver.capture(again).viewport == Size(1280, 800)
 
 
@@ -119,7 +169,7 @@ def test_tabs_the_page_opens_are_reported_with_their_opener(
     events = wait_until(lambda: [e for e in driver.drain_events() if isinstance(e, TabOpened)])
     popup = events[0].handle
     assert events[0].opener == tab
-    assert driver.active_tab() == popup, "the browser brings a page-opened tab to the front"
+    assert active_tab(driver) == popup, "the browser brings a page-opened tab to the front"
     wait_until(lambda: any(i.handle == popup and i.title == "Index" for i in driver.list_tabs()))
 
     js(driver, tab, "document.getElementById('popup').click()")
@@ -153,7 +203,7 @@ def test_navigate_to_an_unreachable_host_fails(driver: SeleniumDriver, tab: str)
 def test_navigate_times_out_with_a_clear_message(server: PageServer) -> None:
     require_browser("chromium")
     with SeleniumDriver(SeleniumConfig(navigation_timeout=1.0)) as quick:
-        handle = quick.active_tab()
+        handle = active_tab(quick)
         assert handle is not None
         with pytest.raises(NavigationFailed, match=r"timed out after 1 seconds"):
             quick.navigate(handle, server.url("slow?ms=4000"))
@@ -278,7 +328,7 @@ def test_capture_is_exactly_the_viewport(driver: SeleniumDriver, tab: str, serve
 
 
 def test_capture_of_new_and_page_opened_tabs_is_exact(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    mine = driver.open_tab(server.url("index.html"))
+    mine = open_tab_at(driver, server.url("index.html"))
     assert png_size(driver.capture(mine).png) == (1280, 800)
     driver.navigate(mine, server.url("links.html"))
     js(driver, mine, "document.getElementById('popup').click()")
@@ -290,10 +340,10 @@ def test_capture_of_new_and_page_opened_tabs_is_exact(driver: SeleniumDriver, ta
 
 def test_capture_of_a_background_tab_keeps_the_active_tab(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
     driver.navigate(tab, server.url("index.html"))
-    other = driver.open_tab(server.url("form.html"))
+    other = open_tab_at(driver, server.url("form.html"))
     driver.activate_tab(tab)
     assert png_size(driver.capture(other).png) == (1280, 800)
-    assert driver.active_tab() == tab
+    assert active_tab(driver) == tab
 
 
 # --- pointer --------------------------------------------------------------------------------------------------------
@@ -346,9 +396,9 @@ def test_move_press_release_and_drag(driver: SeleniumDriver, tab: str, server: P
         300,
         200,
     )
-    driver.press(tab, Point(100, 100))
+    driver.mouse_down(tab, Point(100, 100))
     driver.move(tab, Point(150, 120))
-    driver.release(tab, Point(200, 140))
+    driver.mouse_up(tab, Point(200, 140))
     down, up = canvas_events(driver, tab, "mousedown")[-1], canvas_events(driver, tab, "mouseup")[-1]
     assert (down["x"], down["y"], up["x"], up["y"]) == (100, 100, 200, 140)
     held = [m for m in canvas_events(driver, tab, "mousemove") if m["buttons"] == 1]
@@ -513,7 +563,7 @@ def test_dialogs_are_dismissed_and_reported(driver: SeleniumDriver, tab: str, se
 def test_dialogs_can_be_accepted_by_policy(server: PageServer) -> None:
     require_browser("chromium")
     with SeleniumDriver(SeleniumConfig(dialog_policy="accept")) as accepting:
-        handle = accepting.active_tab()
+        handle = active_tab(accepting)
         assert handle is not None
         accepting.navigate(handle, server.url("dialogs.html"))
         accepting.evaluate(handle, "setTimeout(() => document.getElementById('prompt').click())")

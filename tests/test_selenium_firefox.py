@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed
+from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.values import (
     DialogHandled,
     DownloadCompleted,
@@ -27,10 +27,12 @@ from browser_toolset.values import (
     TabOpened,
 )
 from tests.selenium_support import (
+    active_tab,
     find,
     fresh_tab,
     guarded_driver,
     js,
+    open_tab_at,
     pixel,
     png_size,
     wait_until,
@@ -143,8 +145,8 @@ def test_iframes_and_shadow_dom(driver: SeleniumDriver, tab: str, server: PageSe
 
 
 def test_tabs_and_popups(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    mine = driver.open_tab(server.url("index.html"))
-    assert driver.active_tab() == mine
+    mine = open_tab_at(driver, server.url("index.html"))
+    assert active_tab(driver) == mine
     assert not [e for e in driver.drain_events() if isinstance(e, TabOpened)]
     driver.navigate(mine, server.url("links.html"))
     js(driver, mine, "document.getElementById('popup').click()")
@@ -157,7 +159,7 @@ def test_tabs_and_popups(driver: SeleniumDriver, tab: str, server: PageServer) -
     assert wait_until(lambda: [e for e in driver.drain_events() if isinstance(e, TabClosed)]) == [TabClosed(popup)]
     driver.close_tab(mine)
     driver.close_tab(tab)
-    assert driver.list_tabs() == [] and driver.active_tab() is None
+    assert driver.list_tabs() == []
     again = driver.open_tab()
     assert [info.handle for info in driver.list_tabs()] == [again]
 

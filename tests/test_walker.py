@@ -1,5 +1,5 @@
-"""Focused tests of the in-page walker (`drivers/walker.js`) in headless Chromium: roles, states, visibility, keys,
-shadow DOM, iframes, page text, setValue, center/scrollIntoView, plus a timing print for a 5,000-element page.
+"""Focused tests of the in-page walker (`drivers/selenium/walker.js`) in headless Chromium: roles, states, visibility,
+keys, shadow DOM, iframes, page text, setValue, center/scrollIntoView, plus a timing print for a 5,000-element page.
 
 Pages are served from memory on 127.0.0.1; elements under test carry `data-testname`, which the walker's `inspect`
 op reports, so a test can map a name to its element key and then find that key in a snapshot.

@@ -1,4 +1,4 @@
-"""Test support for the in-page accessibility walker (`browser_toolset/drivers/walker.js`).
+"""Test support for the in-page accessibility walker (`browser_toolset/drivers/selenium/walker.js`).
 
 Three small pieces the walker tests share: the walker's source as the package ships it, one headless Chromium
 driven through WebDriver BiDi, and a read-only HTTP server on 127.0.0.1 (serving a folder in place, in-memory
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.resources
 import json
 import os
 import shutil
@@ -21,10 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
-from browser_toolset.drivers.selenium_launch import CHROMIUM_FLAGS
+from browser_toolset.drivers.selenium import CHROMIUM_FLAGS, walker_source
 from tests.needs import unavailable
 
-WALKER_SOURCE: str = (importlib.resources.files("browser_toolset.drivers") / "walker.js").read_text("utf-8")
+WALKER_SOURCE: str = walker_source()
 """The walker: one JavaScript function expression `(op, arg) => result`."""
 
 SANDBOX = "browser-toolset"

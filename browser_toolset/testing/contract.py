@@ -1,7 +1,9 @@
 """An independent checker for what the API rejects with `invalid_request_error` (CONTRACT.md §5 and §7).
 
-Test support, not library code: it does not import `browser_toolset`, so a bug there cannot hide itself here. Every
-check works on plain dicts exactly as they go on the wire.
+It is public so that anyone testing an agent can hold every `tool_result` the agent sends to the same rules we hold
+ours to. It imports nothing else of `browser_toolset` (only Pillow, to measure images), so a bug in the executor
+cannot hide itself here by sharing code with its own checker. Every check works on plain dicts exactly as they go on
+the wire. The pytest plugin (`browser_toolset.testing.plugin`) offers it as the `browser_contract` fixture.
 
 - `validate_tool_result(tool_use, result)`: one `tool_result` against the `tool_use` it answers.
 - `validate_user_message(assistant_content, user_message)`: a whole answer to one assistant turn (every browser call

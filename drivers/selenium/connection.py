@@ -19,16 +19,24 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import websocket
 
-__all__ = ["JSON", "BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler"]
+__all__ = ["JSON", "BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler", "Listener"]
 
 log = logging.getLogger(__name__)
 
 JSON = dict[str, Any]
 Handler = Callable[[JSON], None]
+
+
+class Listener(Protocol):
+    """An object fed by BiDi events: the driver registers its handlers and subscribes the session to their events."""
+
+    def handlers(self) -> Mapping[str, Handler]:
+        """Event method -> handler, run on the dispatcher thread in the order the browser sent the events."""
+        ...
 
 
 class BidiError(Exception):
@@ -45,6 +53,7 @@ class BidiTimeout(BidiError):
     """No reply within the command's deadline. The command may still complete in the browser later."""
 
     def __init__(self, method: str, seconds: float) -> None:
+        self.seconds = seconds
         super().__init__(method, "timeout", f"no reply within {seconds:g} s")
 
 
@@ -92,7 +101,7 @@ class BidiConnection:
     def closed(self) -> bool:
         return self._closed.is_set()
 
-    # --- commands ---------------------------------------------------------------------------------------------
+    # --- commands -------------------------------------------------------------------------------------------------
 
     def command(
         self,
@@ -154,7 +163,7 @@ class BidiConnection:
             raise BidiClosed(method) from exc
         return pending_out
 
-    # --- events -----------------------------------------------------------------------------------------------
+    # --- events ---------------------------------------------------------------------------------------------------
 
     def on(self, method: str, handler: Handler) -> None:
         """Call `handler(params)` on the dispatcher thread for every `method` event (after `session.subscribe`)."""
@@ -171,7 +180,7 @@ class BidiConnection:
         self._events.put(marker)
         return marker.wait(timeout)
 
-    # --- lifecycle --------------------------------------------------------------------------------------------
+    # --- lifecycle ------------------------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Close the socket and stop both threads. Safe to call twice."""

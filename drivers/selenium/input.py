@@ -1,25 +1,39 @@
 """Input through WebDriver BiDi `input.performActions`, and key holding through the Chrome DevTools Protocol.
 
 Selenium's ActionChains moves the pointer over 250 ms per move; a raw action list with `duration: 0` does a click
-in one round trip. Keys are the canonical names of `browser_toolset.keys`, mapped here once to WebDriver's
+in one round trip. Keys are the canonical names of `browser_toolset.key_names`, mapped here once to WebDriver's
 private-use key codes (for BiDi) and to the DOM `key`/`code`/virtual-key triple (for CDP, whose
 `Input.dispatchKeyEvent` is the only way to produce real auto-repeat: BiDi has no notion of it).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from browser_toolset.driver_errors import NotSupported
-from browser_toolset.values import MouseButton, Point, Size
+from browser_toolset.values import HoldOutcome, MouseButton, Point, Size
+
+from .connection import BidiConnection, BidiError
+from .contexts import Contexts
+from .errors import ContextGone, bidi_errors
+from .navigation import Navigator
+from .options import SeleniumConfig
+from .script import Scripts
+from .tabs import Tabs
 
 __all__ = [
+    "AUTO_REPEAT_DELAY",
+    "AUTO_REPEAT_INTERVAL",
     "BUTTONS",
     "CdpKey",
+    "Input",
     "cdp_key",
     "cdp_modifier_bit",
     "click_actions",
@@ -31,6 +45,169 @@ __all__ = [
     "webdriver_key",
     "wheel_actions",
 ]
+
+log = logging.getLogger(__name__)
+
+AUTO_REPEAT_DELAY = 0.5
+AUTO_REPEAT_INTERVAL = 1 / 30
+"""Typical desktop keyboard settings: repeats start after half a second, thirty per second."""
+
+
+class Input:
+    """Pointer and keyboard input into one tab. Every input waits, once it has succeeded, for the document a
+    navigation it started to be readable (see `Navigator.following`)."""
+
+    def __init__(
+        self,
+        connection: BidiConnection,
+        config: SeleniumConfig,
+        contexts: Contexts,
+        tabs: Tabs,
+        scripts: Scripts,
+        navigation: Navigator,
+    ) -> None:
+        self._conn = connection
+        self._config = config
+        self._contexts = contexts
+        self._tabs = tabs
+        self._scripts = scripts
+        self._navigation = navigation
+        self._lock = threading.Lock()
+        self._cdp_sessions: dict[str, str] = {}
+
+    def forget_contexts(self, handles: frozenset[str]) -> None:
+        with self._lock:
+            for handle in handles:
+                self._cdp_sessions.pop(handle, None)
+
+    def perform(self, handle: str, actions: list[dict[str, Any]]) -> None:
+        self._tabs.check(handle)
+        with self._navigation.following(handle), bidi_errors("perform the input"):
+            self._contexts.command(handle, "input.performActions", {"context": handle, "actions": actions})
+
+    # --- pointer --------------------------------------------------------------------------------------------------
+
+    def click(self, handle: str, point: Point, button: MouseButton, count: int, modifiers: Sequence[str]) -> None:
+        self.perform(handle, click_actions(point, self._config.viewport, button, max(1, count), modifiers))
+
+    def move(self, handle: str, point: Point) -> None:
+        self.perform(handle, move_actions(point, self._config.viewport))
+
+    def button(self, handle: str, point: Point, *, down: bool) -> None:
+        self.perform(handle, pointer_button_actions(point, self._config.viewport, "left", down=down))
+
+    def drag(self, handle: str, start: Point, end: Point) -> None:
+        self.perform(handle, drag_actions(start, end, self._config.viewport))
+
+    def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
+        self.perform(handle, wheel_actions(point, self._config.viewport, delta_x, delta_y))
+        # Scrolling is asynchronous: let the page apply it before anything reads positions or captures.
+        expression = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
+        self._scripts.peek(handle, expression, timeout=2, await_promise=True)
+
+    # --- keyboard -------------------------------------------------------------------------------------------------
+
+    def type_text(self, handle: str, text: str) -> None:
+        if text:
+            self.perform(handle, type_actions(text))
+
+    def press_keys(self, handle: str, chord: Sequence[str]) -> None:
+        self.perform(handle, key_actions(chord))
+
+    def hold_keys(self, handle: str, chord: Sequence[str], seconds: float) -> HoldOutcome:
+        self._tabs.check(handle)
+        if not chord:
+            time.sleep(max(0.0, seconds))
+            return HoldOutcome(repeated=False)
+        with bidi_errors("hold the keys"):
+            session = self._cdp_session(handle)
+            if session is not None:
+                with self._navigation.following(handle):
+                    repeated = self._hold_with_cdp(session, chord, seconds)
+                return HoldOutcome(repeated=repeated)
+        self.perform(handle, key_actions(chord, up=False))
+        try:
+            time.sleep(max(0.0, seconds))
+        finally:
+            self.perform(handle, key_actions(chord, down=False))
+        return HoldOutcome(repeated=False)
+
+    def _cdp_session(self, handle: str) -> str | None:
+        """A CDP session for the tab through BiDi's `goog:cdp` extension (Chromium only). Over BiDi, not
+        `execute_cdp_cmd`, so no classic HTTP command can ever wait on a navigation the intercept holds."""
+        if self._config.family != "chromium":
+            return None
+        with self._lock:
+            session = self._cdp_sessions.get(handle)
+        if session is None:
+            try:
+                reply = self._contexts.command(handle, "goog:cdp.getSession", {"context": handle}, timeout=5)
+            except ContextGone:
+                raise
+            except BidiError:
+                log.info("selenium-%s offers no CDP session; keys are held without auto-repeat", self._config.browser)
+                return None
+            session = str(reply.get("session"))
+            with self._lock:
+                self._cdp_sessions[handle] = session
+        return session
+
+    def _cdp_key_event(self, session: str, kind: str, key: CdpKey, modifiers: int, repeat: bool = False) -> None:
+        params: dict[str, Any] = {
+            "type": kind,
+            "key": key.key,
+            "code": key.code,
+            "windowsVirtualKeyCode": key.key_code,
+            "nativeVirtualKeyCode": key.key_code,
+            "modifiers": modifiers,
+            "autoRepeat": repeat,
+        }
+        # With Control, Alt or Meta down a key is a shortcut and types nothing, as on a real keyboard.
+        if kind == "keyDown" and key.text and not modifiers & ~8:
+            params["text"] = key.text
+            params["unmodifiedText"] = key.text
+        self._conn.command(
+            "goog:cdp.sendCommand",
+            {"method": "Input.dispatchKeyEvent", "params": params, "session": session},
+            timeout=5,
+        )
+
+    def _hold_with_cdp(self, session: str, chord: Sequence[str], seconds: float) -> bool:
+        """Press the chord, repeat its last key the way a keyboard does while held, release in reverse. Returns
+        whether any repeat was sent."""
+        described = [cdp_key(name) for name in chord]
+        pressed: list[tuple[CdpKey, int]] = []
+        modifiers = 0
+        repeats = 0
+        try:
+            for name, key in zip(chord, described):
+                modifiers |= cdp_modifier_bit(name)
+                self._cdp_key_event(session, "keyDown" if key.text else "rawKeyDown", key, modifiers)
+                pressed.append((key, cdp_modifier_bit(name)))
+            main = described[-1]
+            start = time.monotonic()
+            deadline = start + max(0.0, seconds)
+            next_repeat = start + AUTO_REPEAT_DELAY
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    break
+                if now >= next_repeat:
+                    self._cdp_key_event(session, "keyDown" if main.text else "rawKeyDown", main, modifiers, True)
+                    repeats += 1
+                    next_repeat += AUTO_REPEAT_INTERVAL
+                time.sleep(max(0.0, min(next_repeat, deadline) - time.monotonic()))
+        finally:
+            for key, bit in reversed(pressed):
+                try:
+                    self._cdp_key_event(session, "keyUp", key, modifiers)
+                except BidiError:
+                    log.debug("could not release %s", key.key, exc_info=True)
+                modifiers &= ~bit
+        return repeats > 0
+
+
+# --- action lists -------------------------------------------------------------------------------------------------
 
 BUTTONS: dict[MouseButton, int] = {"left": 0, "middle": 1, "right": 2}
 
@@ -72,7 +249,7 @@ def webdriver_key(name: str) -> str:
     raise NotSupported(f"the {name} key cannot be pressed through WebDriver; only standard keys are available")
 
 
-# --- pointer ----------------------------------------------------------------------------------------------------------
+# --- pointer ------------------------------------------------------------------------------------------------------
 
 
 def _pixel(value: float, limit: int) -> int:
@@ -153,7 +330,7 @@ def wheel_actions(point: Point, viewport: Size, delta_x: float, delta_y: float) 
     return [{"type": "wheel", "id": "wheel", "actions": [scroll]}]
 
 
-# --- keyboard -------------------------------------------------------------------------------------------------------
+# --- keyboard -----------------------------------------------------------------------------------------------------
 
 
 def key_actions(chord: Sequence[str], *, down: bool = True, up: bool = True) -> list[dict[str, Any]]:

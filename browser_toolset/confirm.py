@@ -1,0 +1,330 @@
+"""Which calls need a person's go-ahead first: purchases, sent messages, deletions, account changes, accepted terms.
+
+The contract's checklist asks that high-impact actions and anything needing affirmative consent be confirmed by a
+human before each call, since one turn can carry several. The SDK gives every call to a `confirm` hook before it
+runs; `ActionGate` is such a hook. It reads what the call is about to act on (the element's role and accessible
+name from the ref Claude sent, the names of the form or dialog around it, the tab's URL) and sorts the call into a
+category with `RULES`, a table of words; each category has a decision: `allow`, `deny`, or `ask` a person through
+a callback. With nobody to ask (the `exec` CLI reads its calls from a pipe), `ask` is `deny`.
+
+It is a heuristic on what the page calls things, so it errs towards asking: a page can name a "Pay" button
+"Continue", which is why generic commit words count on checkout, account and consent pages and in dialogs whose
+title names the action. A click by coordinate carries no element, so only navigations and ref targets are judged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Literal, Protocol, TypeAlias
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+from anthropic.tools.browser import BetaConfirmContext
+from anthropic.types.beta import (
+    BetaBrowserDoubleClickInput,
+    BetaBrowserFormInputInput,
+    BetaBrowserLeftClickInput,
+    BetaBrowserNavigateInput,
+    BetaBrowserRefTarget,
+    BetaBrowserTripleClickInput,
+)
+
+from .errors import ActionError
+from .sanitize import one_line
+
+__all__ = [
+    "CATEGORIES",
+    "DECISIONS",
+    "RULES",
+    "ActionGate",
+    "Ask",
+    "Assessment",
+    "Category",
+    "Decision",
+    "Rule",
+    "Target",
+    "TargetLookup",
+    "classify",
+    "parse_decisions",
+]
+
+log = logging.getLogger("browser_toolset")
+
+Category: TypeAlias = Literal["purchase", "message", "delete", "account", "terms"]
+Decision: TypeAlias = Literal["ask", "deny", "allow"]
+CATEGORIES: tuple[Category, ...] = ("purchase", "message", "delete", "account", "terms")
+DECISIONS: tuple[Decision, ...] = ("ask", "deny", "allow")
+STRICTNESS: Mapping[Decision, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+@attrs.frozen
+class Target:
+    """What a call is about to act on, as far as the executor knows without reading the page again."""
+
+    member: str
+    role: str | None = None
+    name: str | None = None
+    context: tuple[str, ...] = ()
+    """Accessible names of the form, dialog or region around the element, nearest first."""
+    url: str | None = None
+    """The tab's URL as Claude last saw it, or the URL a `navigate` is going to."""
+    checks: bool = False
+    """A `form_input` that turns a checkbox, radio or switch on."""
+
+
+@attrs.frozen
+class Rule:
+    """One category, as words. `names` are accessible names that do the thing on their own (`Place order`);
+    `places` are URL paths and form or dialog names where a generic `COMMIT_WORDS` name (`Continue`, `Confirm`)
+    does it; `checks` are the names of checkboxes whose checking does it; `navigations` are URL paths whose mere
+    loading does it. Hosts are never matched: `accounts.example.com` is where people sign in, not a change."""
+
+    category: Category
+    label: str
+    names: str
+    places: str
+    checks: str = r"(?!)"
+    navigations: str = r"(?!)"
+
+    def pattern(self, field: str) -> re.Pattern[str]:
+        return re.compile(getattr(self, field), re.IGNORECASE)
+
+
+COMMIT_WORDS = (
+    r"^\s*(?:yes\b.*|ok(?:ay)?|continue|confirm|submit|next|proceed|done|finish|complete|save(?: changes)?|apply|"
+    r"update|change|i'?m sure|i understand|agree|accept|go|send|do it)\s*[.!]?\s*$"
+)
+"""Names that commit whatever the form or dialog they sit in is about."""
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "purchase",
+        "a purchase or payment",
+        names=r"\b(?:buy|purchase|place (?:your |the )?order|pay|"
+        r"complete (?:order|purchase|payment|booking)|confirm (?:order|purchase|payment|booking)|"
+        r"submit (?:order|payment)|order now|subscribe|upgrade|start (?:free )?trial|donate|book now|reserve|"
+        r"rent|place bid|bid now|top ?up|add funds|send money|transfer (?:money|funds)|withdraw|renew)\b",
+        places=r"checkout|payment|billing|purchase|\bpay\b|/order|order summary|confirm (?:your )?order|"
+        r"subscription|donat|booking",
+    ),
+    Rule(
+        "message",
+        "sending a message or publishing",
+        names=r"^(?:send|post|publish|tweet|submit (?:comment|review|post|message|reply|"
+        r"feedback|application))\b|\b(?:send (?:message|email|mail|invite|invitation|now|reply)|post (?:comment|"
+        r"reply|message|update|now)|publish (?:post|now|changes|article|story)|send to)\b",
+        places=r"compose|/messages?\b|\bmessage\b|\bmail\b|chat|inbox|comment|reply|/post|new post|tweet|feedback|"
+        r"contact us|/contact",
+    ),
+    Rule(
+        "delete",
+        "deleting something",
+        names=r"\b(?:delete|remove|erase|destroy|discard|trash|wipe|purge|clear (?:all|history|data|cart)|"
+        r"empty (?:trash|bin|cart)|permanently|cancel (?:order|subscription|membership|booking|reservation|"
+        r"account)|close (?:my |your )?account)\b",
+        places=r"delete|remove|destroy|discard|erase|close account|cancel (?:order|subscription)",
+        navigations=r"/(?:delete|remove|destroy|erase)(?:[/?#._-]|$)",
+    ),
+    Rule(
+        "account",
+        "an account or security change",
+        names=r"\b(?:(?:change|reset|update|set|new) (?:your |my )?(?:password|passphrase|email|e-mail|phone|"
+        r"username|pin)|(?:enable|disable|turn (?:on|off)|remove|set up|reset) (?:two-factor|2fa|mfa|two-step|"
+        r"2-step|authenticator|passkey|security key)|sign out (?:of )?(?:all|everywhere|other)|log out "
+        r"(?:of )?(?:all|everywhere|other)|revoke|deactivate|(?:generate|create|regenerate|rotate|delete) "
+        r"(?:an? |new )?(?:api |access |personal access )?(?:key|token)|authori[sz]e|allow access|grant "
+        r"(?:access|permission)|transfer ownership|make (?:owner|admin)|change role|unsubscribe|"
+        r"link account|connect account|(?:delete|close|remove) (?:my |your |this )?account)\b",
+        places=r"security|(?:change|reset|new|update)[-_ ]?(?:your )?password|two-factor|2fa|/admin|permission|"
+        r"oauth|authori[sz]|/account/(?:settings|security|edit|delete|close|deactivate)|account settings",
+        navigations=r"/(?:unsubscribe|deactivate|revoke|oauth2?/authori[sz]e)(?:[/?#._-]|$)",
+    ),
+    Rule(
+        "terms",
+        "accepting terms or giving consent",
+        names=r"\b(?:i (?:agree|accept|consent)|agree(?: (?:to|and))?|accept(?: (?:all|terms|the terms|"
+        r"cookies|and (?:continue|close)|invitation|offer|agreement))?|consent|allow all|(?:e-?)?sign "
+        r"(?:the )?(?:contract|agreement|document|now))\b",
+        places=r"terms|consent|agreement|contract|\btos\b|eula|privacy|cookie",
+        checks=r"\b(?:agree|accept|consent|terms|conditions|privacy|policy|contract|authori[sz]e|newsletter|"
+        r"marketing|subscribe|opt.?in)\b",
+    ),
+)
+"""The categories, each as words matched (case-insensitively) against accessible names, URLs and form names."""
+
+CLICK_MEMBERS = frozenset({"left_click", "double_click", "triple_click"})
+"""Members that activate what they hit (a right or middle click opens a menu or a tab, a hover nothing)."""
+INERT_ROLES = frozenset(
+    {"textbox", "searchbox", "combobox", "spinbutton", "slider", "scrollbar", "separator", "heading", "paragraph",
+     "document", "main", "banner", "contentinfo", "navigation", "complementary", "region", "form", "search",
+     "list", "table", "grid", "row", "rowgroup", "rowheader", "columnheader", "dialog", "alertdialog", "tablist",
+     "toolbar", "menu", "menubar", "tree", "listbox", "radiogroup"}
+)  # fmt: skip
+"""Roles whose click commits nothing (focusing a field, clicking a container); pages put click handlers on
+anything else, so every other role counts."""
+CHECKABLE_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
+
+_COMMIT_RE = re.compile(COMMIT_WORDS, re.IGNORECASE)
+
+
+@attrs.frozen
+class Assessment:
+    """Why a call was sorted into its categories, for the refusal and for a person deciding."""
+
+    target: Target
+    categories: tuple[Category, ...]
+    reasons: tuple[str, ...]
+
+    def describe(self) -> str:
+        labels = [rule.label for rule in RULES if rule.category in self.categories]
+        return " and ".join(labels)
+
+
+def _matches(rule: Rule, field: str, *texts: str | None) -> bool:
+    pattern = rule.pattern(field)
+    return any(text and pattern.search(text) for text in texts)
+
+
+def _where(url: str | None) -> str | None:
+    """The part of a URL that says what a page is for: its path, query and fragment, not its host."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
+
+
+def classify(target: Target) -> Assessment:
+    """The categories `target` falls into (none for an ordinary call)."""
+    found: list[Category] = []
+    reasons: list[str] = []
+    name = (target.name or "").strip()
+    shown = one_line(name, 80)
+    for rule in RULES:
+        why: str | None = None
+        if target.member == "navigate":
+            if _matches(rule, "navigations", _where(target.url)):
+                why = "the address itself performs it"
+        elif target.member in CLICK_MEMBERS and name and target.role not in INERT_ROLES:
+            if _matches(rule, "names", name):
+                why = f"the element is named {shown!r}"
+            elif _COMMIT_RE.search(name) and (
+                _matches(rule, "places", _where(target.url), *target.context)
+                or _matches(rule, "names", *target.context)
+            ):
+                why = f"{shown!r} commits a form, dialog or page about it"
+        elif (
+            target.member == "form_input"
+            and target.checks
+            and name
+            and (_matches(rule, "checks", name) or _matches(rule, "names", name))
+        ):
+            why = f"it checks {shown!r}"
+        if why is not None:
+            found.append(rule.category)
+            reasons.append(why)
+    return Assessment(target=target, categories=tuple(found), reasons=tuple(reasons))
+
+
+class TargetLookup(Protocol):
+    """What the toolset knows about the element a call names: role, name and surrounding context of a ref, read
+    from the refs Claude was shown (no page read)."""
+
+    def __call__(self, tab_id: str | None, ref: str) -> tuple[str, str, tuple[str, ...]] | None: ...
+
+
+Ask: TypeAlias = Callable[[Assessment], bool]
+"""Asks a person about one call; True lets it run."""
+
+
+def target_of(context: BetaConfirmContext, lookup: TargetLookup | None) -> Target:
+    """The `Target` a confirm context describes."""
+    member = str(context.member)
+    call = context.input
+    if isinstance(call, BetaBrowserNavigateInput):
+        return Target(member=member, url=call.url)
+    ref: str | None = None
+    checks = False
+    if isinstance(call, BetaBrowserLeftClickInput | BetaBrowserDoubleClickInput | BetaBrowserTripleClickInput):
+        if isinstance(call.target, BetaBrowserRefTarget):
+            ref = call.target.ref
+    elif isinstance(call, BetaBrowserFormInputInput):
+        ref = call.target.ref
+        checks = call.value is True or (isinstance(call.value, str) and call.value.strip().lower() in ("true", "on"))
+    if ref is None or lookup is None:
+        return Target(member=member, url=context.tab_url)
+    found = lookup(context.tab_id, ref)
+    if found is None:
+        return Target(member=member, url=context.tab_url)
+    role, name, around = found
+    if member == "form_input" and role not in CHECKABLE_ROLES:
+        checks = False
+    return Target(member=member, role=role, name=name, context=around, url=context.tab_url, checks=checks)
+
+
+def parse_decisions(items: Iterable[str]) -> dict[Category, Decision]:
+    """`CATEGORY=DECISION` strings (as `--confirm` takes them; `all=…` sets every category) as a mapping. Raises
+    `ValueError` naming what is wrong."""
+    decisions: dict[Category, Decision] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip().lower(), value.strip().lower()
+        if not sep or value not in DECISIONS:
+            raise ValueError(f"expected CATEGORY={'|'.join(DECISIONS)}, not {item!r}")
+        if key == "all":
+            decisions.update(dict.fromkeys(CATEGORIES, value))
+            continue
+        if key not in CATEGORIES:
+            raise ValueError(f"unknown category {key!r}; the categories are {', '.join(CATEGORIES)} (or all)")
+        decisions[key] = value
+    return decisions
+
+
+@attrs.define
+class ActionGate:
+    """A `confirm` hook that holds high-impact calls: each category's decision comes from `decisions` (missing
+    ones are `default`); `ask` is the person to ask, and without one `ask` means `deny`. `lookup` tells it what a
+    ref names (`BrowserToolset.describe_ref`); `then` is a further hook every call that passes goes on to (the
+    approval of optional members, for example)."""
+
+    decisions: Mapping[Category, Decision] = attrs.field(factory=dict)
+    default: Decision = "ask"
+    ask: Ask | None = None
+    lookup: TargetLookup | None = None
+    then: Callable[[BetaConfirmContext], bool] | None = None
+
+    def decision(self, category: Category) -> Decision:
+        return self.decisions.get(category, self.default)
+
+    def __call__(self, context: BetaConfirmContext) -> bool:
+        assessment = classify(target_of(context, self.lookup))
+        if assessment.categories:
+            decision = max((self.decision(c) for c in assessment.categories), key=STRICTNESS.__getitem__)
+            if decision == "ask" and self.ask is not None:
+                log.info("asking about %s: %s", context.member, assessment.describe())
+                if not self.ask(assessment):
+                    raise ActionError(self._refusal(assessment, "the user declined it"))
+            elif decision != "allow":
+                log.info("refused %s: %s", context.member, assessment.describe())
+                raise ActionError(
+                    self._refusal(assessment, "this session refuses such actions without a person to confirm them")
+                )
+        return True if self.then is None else self.then(context)
+
+    @staticmethod
+    def _refusal(assessment: Assessment, outcome: str) -> str:
+        target = assessment.target
+        what = target.member
+        if target.role and target.name is not None:
+            what += f" on {target.role} {one_line(target.name, 80)!r}"
+        elif target.member == "navigate" and target.url:
+            what += " to this address"
+        return (
+            f"{what} was not run: it looks like {assessment.describe()} ({'; '.join(assessment.reasons)}), and "
+            f"{outcome}. Do not retry it or work around it; tell the user what you were about to do so they can do "
+            "it themselves or allow it."
+        )

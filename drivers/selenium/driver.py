@@ -1,0 +1,294 @@
+"""`SeleniumDriver`: the `Driver` protocol on Chromium, Chrome, Firefox or a Selenium Grid, through WebDriver BiDi.
+
+Selenium starts the session (and finds nothing by itself: see `launch`); after that every call goes over the
+session's BiDi socket, never through classic WebDriver HTTP commands. That is not a style choice: Chromium
+deadlocks when a classic command triggers a navigation while a BiDi network intercept is active, and the URL guard
+keeps one active for the whole session. BiDi is also the faster path (a click is one `input.performActions`
+round trip instead of ActionChains' 250 ms pointer moves), and the same commands work on every browser, so no code
+path here depends on which browser runs. Where a browser lacks a command (scrollbar overlay, CDP for auto-repeat),
+the driver falls back and says so in its results, never pretending.
+
+The driver itself only wires the parts together and delegates: each BiDi domain has a module of its own, owning its
+state and its lock (`contexts`, `tabs`, `navigation`, `input`, `script`, `elements`, `guard`, `network`, `log`,
+`downloads`, `dialogs`), and BiDi failures become driver errors in one place (`errors`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Callable, Mapping, Sequence
+
+from browser_toolset.driver import Driver
+from browser_toolset.values import (
+    AXSnapshot,
+    Capture,
+    ConsoleEntry,
+    DriverEvent,
+    FormValue,
+    HistoryAction,
+    HoldOutcome,
+    MouseButton,
+    NavigationOutcome,
+    NetworkEntry,
+    Point,
+    Size,
+    TabInfo,
+    TabOpened,
+)
+
+from .connection import BidiConnection, BidiError, Listener
+from .contexts import Contexts
+from .dialogs import Dialogs
+from .downloads import Downloads
+from .elements import Elements
+from .errors import bidi_errors
+from .events import EventQueue
+from .guard import UrlGuard
+from .input import Input
+from .launch import LaunchedSession, launch
+from .log import ConsoleLog
+from .navigation import Navigator
+from .network import NetworkLog
+from .options import SeleniumConfig
+from .script import Realms, Scripts
+from .tabs import Tabs
+
+__all__ = ["SeleniumDriver"]
+
+log = logging.getLogger(__name__)
+
+
+class SeleniumDriver(Driver):
+    """A real browser behind the `Driver` protocol. See the module docstring for why everything goes over BiDi."""
+
+    name: str
+
+    def __init__(self, config: SeleniumConfig | None = None) -> None:
+        self.config = config or SeleniumConfig()
+        self.name = f"selenium-{self.config.browser}" + ("-remote" if self.config.remote_url else "")
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._session: LaunchedSession = launch(self.config)
+        try:
+            self._conn = BidiConnection(self._session.websocket_url, timeout=self.config.command_timeout)
+            self._events = EventQueue()
+            self._contexts = Contexts(self._conn, self._events)
+            self._realms = Realms()
+            self._scripts = Scripts(self._contexts, self._realms)
+            self._tabs = Tabs(self._conn, self.config, self._contexts, self._scripts)
+            self._navigation = Navigator(self.config, self._contexts, self._tabs, self._scripts)
+            self._elements = Elements(self.config, self._contexts, self._tabs, self._scripts, self._navigation)
+            self._input = Input(self._conn, self.config, self._contexts, self._tabs, self._scripts, self._navigation)
+            self._guard = UrlGuard(self._conn, self._contexts, self._events)
+            self._network = NetworkLog(self._contexts)
+            self._console = ConsoleLog(self._contexts)
+            self._downloads = Downloads(self._events, None if self.config.remote_url else self._session.download_dir)
+            self._dialogs = Dialogs(self._conn, self._events, accept=self.config.dialog_policy == "accept")
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str]) -> SeleniumDriver:
+        """The entry-point factory: driver option strings (see `options.options()`) to a started driver."""
+        return cls(SeleniumConfig.from_options(options))
+
+    # --- session start --------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        events = self._listen()
+        with bidi_errors("start the session"):
+            tree = self._conn.command("browsingContext.getTree", {"maxDepth": 0})
+            contexts = [c for c in tree.get("contexts", []) if isinstance(c, dict)]
+            self._contexts.seed(contexts)
+            self._subscribe(events)
+            # From here on every request of every tab waits for the guard (which allows everything until one is set).
+            self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
+            try:
+                self._conn.command(
+                    "browser.setDownloadBehavior",
+                    {"downloadBehavior": {"type": "allowed", "destinationFolder": self._session.download_dir}},
+                )
+            except BidiError as exc:
+                log.warning("the browser does not accept a download folder: %s", exc)
+        self._tabs.start(str(context["context"]) for context in contexts)
+
+    def _listen(self) -> list[str]:
+        """Connect the domains to the events they are fed by (before subscribing, so nothing is missed), and return
+        those events. Where several handle one event, they run in this order: `Contexts` first, so the others see
+        the navigation or context the event is about."""
+        self._contexts.on_opened(self._tabs.prepare)
+        for forget in (
+            self._realms.forget_contexts,
+            self._elements.forget_contexts,
+            self._input.forget_contexts,
+            self._network.forget_contexts,
+            self._console.forget_contexts,
+        ):
+            self._contexts.on_closed(forget)
+        listeners: tuple[Listener, ...] = (
+            self._contexts,
+            self._realms,
+            self._guard,
+            self._network,
+            self._console,
+            self._downloads,
+            self._dialogs,
+        )
+        events: list[str] = []
+        for listener in listeners:
+            for method, handler in listener.handlers().items():
+                self._conn.on(method, handler)
+                if method not in events:
+                    events.append(method)
+        return events
+
+    def _subscribe(self, events: Sequence[str]) -> None:
+        try:
+            self._conn.command("session.subscribe", {"events": list(events)})
+        except BidiError:
+            # One unknown event name fails the whole subscription; take what this browser has.
+            for event in events:
+                try:
+                    self._conn.command("session.subscribe", {"events": [event]})
+                except BidiError as exc:
+                    log.info("%s cannot report %s: %s", self.name, event, exc)
+
+    # --- tabs -----------------------------------------------------------------------------------------------------
+
+    def list_tabs(self) -> list[TabInfo]:
+        return self._tabs.listing()
+
+    def open_tab(self) -> str:
+        return self._tabs.open()
+
+    def activate_tab(self, handle: str) -> None:
+        self._tabs.activate(handle)
+
+    def close_tab(self, handle: str) -> None:
+        self._tabs.close(handle)
+
+    # --- navigation -----------------------------------------------------------------------------------------------
+
+    def set_url_guard(self, allows: Callable[[str], bool]) -> None:
+        self._guard.set(allows)
+
+    def navigate(self, handle: str, url: str) -> NavigationOutcome:
+        return self._navigation.navigate(handle, url)
+
+    def history(self, handle: str, action: HistoryAction) -> NavigationOutcome:
+        return self._navigation.history(handle, action)
+
+    # --- capture --------------------------------------------------------------------------------------------------
+
+    def viewport(self, handle: str) -> Size:
+        self._tabs.check(handle)
+        return self.config.viewport
+
+    def capture(self, handle: str) -> Capture:
+        return self._tabs.capture(handle)
+
+    # --- pointer --------------------------------------------------------------------------------------------------
+
+    def click(
+        self, handle: str, point: Point, *, button: MouseButton = "left", count: int = 1, modifiers: Sequence[str] = ()
+    ) -> None:
+        self._input.click(handle, point, button, count, modifiers)
+
+    def move(self, handle: str, point: Point) -> None:
+        self._input.move(handle, point)
+
+    def mouse_down(self, handle: str, point: Point) -> None:
+        self._input.button(handle, point, down=True)
+
+    def mouse_up(self, handle: str, point: Point) -> None:
+        self._input.button(handle, point, down=False)
+
+    def drag(self, handle: str, start: Point, end: Point) -> None:
+        self._input.drag(handle, start, end)
+
+    def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
+        self._input.wheel(handle, point, delta_x, delta_y)
+
+    # --- keyboard -------------------------------------------------------------------------------------------------
+
+    def type_text(self, handle: str, text: str) -> None:
+        self._input.type_text(handle, text)
+
+    def press_keys(self, handle: str, chord: Sequence[str]) -> None:
+        self._input.press_keys(handle, chord)
+
+    def hold_keys(self, handle: str, chord: Sequence[str], seconds: float) -> HoldOutcome:
+        return self._input.hold_keys(handle, chord, seconds)
+
+    # --- accessibility tree and elements --------------------------------------------------------------------------
+
+    def snapshot(self, handle: str) -> AXSnapshot:
+        return self._elements.snapshot(handle)
+
+    def element_center(self, handle: str, key: str) -> Point:
+        return self._elements.element_center(handle, key)
+
+    def scroll_into_view(self, handle: str, key: str) -> None:
+        self._elements.scroll_into_view(handle, key)
+
+    def set_value(self, handle: str, key: str, value: FormValue) -> str:
+        return self._elements.set_value(handle, key, value)
+
+    def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
+        self._elements.set_files(handle, key, paths)
+
+    # --- page content, diagnostics, scripting ---------------------------------------------------------------------
+
+    def page_text(self, handle: str) -> str:
+        return self._elements.page_text(handle)
+
+    def drain_console(self, handle: str) -> list[ConsoleEntry]:
+        self._tabs.check(handle)
+        return self._console.drain(handle)
+
+    def drain_network(self, handle: str) -> list[NetworkEntry]:
+        self._tabs.check(handle)
+        return self._network.drain(handle)
+
+    def evaluate(self, handle: str, expression: str) -> str:
+        self._tabs.check(handle)
+        with self._navigation.following(handle):
+            return self._scripts.evaluate(handle, expression, timeout=self.config.script_timeout)
+
+    # --- events ---------------------------------------------------------------------------------------------------
+
+    def drain_events(self) -> list[DriverEvent]:
+        self._contexts.settle(1.0)
+        events = self._events.drain()
+        # Read after the drain: a tab the driver opened is claimed once its handle is known, which can be after its
+        # `contextCreated` was queued.
+        own = self._contexts.own_tabs()
+        return [event for event in events if not (isinstance(event, TabOpened) and event.handle in own)]
+
+    def close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+        session = getattr(self, "_session", None)
+        if session is None:
+            return
+        try:
+            session.webdriver.quit()
+        except Exception:  # the browser may already be gone; closing must not fail
+            log.debug("quitting the WebDriver session failed", exc_info=True)
+        for folder in session.temp_dirs:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def __enter__(self) -> SeleniumDriver:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

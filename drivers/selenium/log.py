@@ -1,0 +1,70 @@
+"""The console log behind `read_console`: each tab's console messages and uncaught errors, from `log.entryAdded`."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+from browser_toolset.driver_errors import TabGone
+from browser_toolset.values import ConsoleEntry
+
+from .connection import JSON, Handler
+from .contexts import Contexts
+from .events import MAX_BUFFERED, as_dict, clip, timestamp
+
+__all__ = ["ConsoleLog"]
+
+_LEVELS: dict[str, str] = {
+    "log": "log",
+    "warning": "warn",
+    "warn": "warn",
+    "error": "error",
+    "info": "info",
+    "debug": "debug",
+    "trace": "debug",
+}
+"""BiDi's console methods and log levels -> the levels of `ConsoleEntry`."""
+
+
+class ConsoleLog:
+    """Per tab, the console entries since the last drain (a frame's go to its tab). Thread-safe."""
+
+    def __init__(self, contexts: Contexts) -> None:
+        self._contexts = contexts
+        self._lock = threading.Lock()
+        self._buffers: dict[str, deque[ConsoleEntry]] = {}
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"log.entryAdded": self._entry_added}
+
+    def forget_contexts(self, handles: frozenset[str]) -> None:
+        with self._lock:
+            for handle in handles:
+                self._buffers.pop(handle, None)
+
+    def drain(self, handle: str) -> list[ConsoleEntry]:
+        """The tab's entries since the previous drain, oldest first."""
+        self._contexts.settle(1.0)
+        with self._lock:
+            buffer = self._buffers.get(handle)
+            entries = list(buffer or ())
+            if buffer is not None:
+                buffer.clear()
+        if not self._contexts.is_tab(handle):
+            raise TabGone(handle)
+        return sorted(entries, key=lambda entry: entry.timestamp)
+
+    def _entry_added(self, params: JSON) -> None:
+        top = self._contexts.top_of(as_dict(params.get("source")).get("context"))
+        if top is None:
+            return
+        method = str(params.get("method") or "")
+        level = _LEVELS.get(method) or _LEVELS.get(str(params.get("level") or ""), "log")
+        text = str(params.get("text") or "")
+        if params.get("type") == "javascript":
+            level = "error"
+            if not text.lower().startswith("uncaught"):
+                text = f"Uncaught {text}"
+        entry = ConsoleEntry(level, clip(text), timestamp(params), str(params.get("type") or "console"))
+        with self._lock:
+            self._buffers.setdefault(top, deque(maxlen=MAX_BUFFERED)).append(entry)

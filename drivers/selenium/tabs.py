@@ -1,0 +1,301 @@
+"""Tabs: which are open and active, opening, activating and closing them, their viewport, and capturing them.
+
+The browser has no notion of the "active tab" BiDi could report, so the driver keeps its own: the tab it last
+opened or activated, or the newest one a page opened (browsers bring those to the front). Browsers also end the
+session with their last tab, so closing it parks an unreported blank tab instead, which the next `open` reuses.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import struct
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from browser_toolset.driver_errors import DriverError, TabGone
+from browser_toolset.values import Capture, Size, TabInfo
+
+from .connection import BidiConnection, BidiError, BidiTimeout
+from .contexts import Contexts
+from .errors import GONE_ERRORS, ContextGone, bidi_errors
+from .options import SeleniumConfig
+from .script import Scripts
+
+__all__ = ["POPUP_PROBE_SECONDS", "Tabs"]
+
+log = logging.getLogger(__name__)
+
+POPUP_PROBE_SECONDS = 0.5
+"""How long a page-opened tab may take to answer a trivial script before it counts as stuck (see
+`Tabs._check_popup`)."""
+
+
+def png_size(png: bytes) -> Size | None:
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    width, height = struct.unpack(">II", png[16:24])
+    return Size(int(width), int(height))
+
+
+class Tabs:
+    """The tabs the driver reports, and the one it considers active. Thread-safe."""
+
+    def __init__(
+        self, connection: BidiConnection, config: SeleniumConfig, contexts: Contexts, scripts: Scripts
+    ) -> None:
+        self._conn = connection
+        self._config = config
+        self._contexts = contexts
+        self._scripts = scripts
+        self._lock = threading.Lock()
+        self._active: str | None = None
+        self._parked: set[str] = set()
+        """Tabs the driver keeps open but does not report: closing the last tab would end the session."""
+        self._unsettled: dict[str, threading.Event] = {}
+        """Page-opened tabs still being checked (see `_check_popup`): calls on them wait for the check."""
+        self._scrollbars_overlay = config.family == "chromium"
+
+    def start(self, handles: Iterable[str]) -> None:
+        """Size the tabs the session started with; the first is the active one."""
+        handles = list(handles)
+        with bidi_errors("set the viewport"):
+            for handle in handles:
+                self.apply_viewport(handle)
+        if handles:
+            self._set_active(handles[0])
+
+    # --- checks ---------------------------------------------------------------------------------------------------
+
+    def check(self, handle: str) -> None:
+        """Raise `TabGone` unless `handle` is an open tab the driver reports; wait until it is ready for commands."""
+        if self._is_parked(handle) or not self._contexts.is_tab(handle):
+            self._contexts.settle(0.5)
+            if self._is_parked(handle) or not self._contexts.is_tab(handle):
+                raise TabGone(handle)
+        with self._lock:
+            checking = self._unsettled.get(handle)
+        if checking is not None:
+            checking.wait(self._config.navigation_timeout + 5)
+
+    def _is_parked(self, handle: str) -> bool:
+        with self._lock:
+            return handle in self._parked
+
+    # --- new tabs -------------------------------------------------------------------------------------------------
+
+    def prepare(self, handle: str, opener: str | None) -> None:
+        """Runs on the event thread for every new tab, page-opened ones included: same viewport everywhere."""
+        try:
+            self._send_viewport(handle)
+        except BidiError:
+            log.debug("could not size the new tab %s", handle, exc_info=True)
+        if opener is not None:
+            done = threading.Event()
+            with self._lock:
+                self._unsettled[handle] = done
+            threading.Thread(target=self._check_popup, args=(handle, done), name="check-popup", daemon=True).start()
+
+    def _check_popup(self, handle: str, done: threading.Event) -> None:
+        """Chromium's BiDi never answers commands addressed to a tab opened by `window.open` (scripts by context,
+        input, screenshots) until that tab navigates again. Once the popup's first page is in, probe it; a popup
+        that does not answer is reloaded, which brings it back."""
+        try:
+            self._contexts.wait_first_page(handle, self._config.navigation_timeout)
+            if not self._contexts.is_tab(handle):
+                return
+            probe = {"expression": "0", "target": {"context": handle}, "awaitPromise": False}
+            try:
+                self._conn.command("script.evaluate", probe, timeout=POPUP_PROBE_SECONDS)
+                return
+            except BidiTimeout:
+                log.info("the page-opened tab %s does not answer BiDi commands; reloading it", handle)
+            self._conn.command(
+                "browsingContext.reload",
+                {"context": handle, "wait": "complete"},
+                timeout=self._config.navigation_timeout,
+            )
+        except BidiError:
+            log.debug("checking the page-opened tab %s failed", handle, exc_info=True)
+        finally:
+            done.set()
+            with self._lock:
+                self._unsettled.pop(handle, None)
+
+    # --- viewport -------------------------------------------------------------------------------------------------
+
+    def _viewport_params(self, handle: str) -> dict[str, Any]:
+        size = self._config.viewport
+        return {"context": handle, "viewport": {"width": size.width, "height": size.height}, "devicePixelRatio": 1}
+
+    def _send_viewport(self, handle: str) -> None:
+        self._conn.send("browsingContext.setViewport", self._viewport_params(handle))
+        if self._scrollbars_overlay:
+            self._conn.send("emulation.setScrollbarTypeOverride", {"contexts": [handle], "scrollbarType": "overlay"})
+
+    def apply_viewport(self, handle: str) -> None:
+        """Set the viewport and wait for it: the next capture must already have the exact size. Raises
+        `BidiError`."""
+        self._contexts.command(handle, "browsingContext.setViewport", self._viewport_params(handle))
+        if self._scrollbars_overlay:
+            try:
+                # Classic scrollbars take 15 px from the layout viewport; overlay ones keep the page CSS width.
+                self._conn.command(
+                    "emulation.setScrollbarTypeOverride", {"contexts": [handle], "scrollbarType": "overlay"}
+                )
+            except BidiError as exc:
+                log.info("selenium-%s keeps classic scrollbars: %s", self._config.browser, exc)
+                self._scrollbars_overlay = False
+
+    # --- listing and switching ------------------------------------------------------------------------------------
+
+    def listing(self) -> list[TabInfo]:
+        self._contexts.settle(0.5)
+        with bidi_errors("list the tabs"):
+            tree = self._conn.command("browsingContext.getTree", {"maxDepth": 0})
+        listed: list[tuple[str, str]] = []
+        for context in tree.get("contexts") or []:
+            handle = str(context.get("context"))
+            if not self._is_parked(handle):
+                listed.append((handle, str(context.get("url") or "")))
+        active = self.active()
+        return [TabInfo(handle, url, self._scripts.title(handle), active=handle == active) for handle, url in listed]
+
+    def active(self) -> str | None:
+        self._contexts.settle(0.5)
+        visible = [h for h in self._contexts.tabs() if not self._is_parked(h)]
+        popup = self._contexts.take_popup()
+        with self._lock:
+            if popup is not None and popup in visible:
+                # A page brought a new tab to the front after the driver last chose one.
+                self._active = popup
+            if self._active in visible:
+                return self._active
+        if not visible:
+            return None
+        for handle in visible:
+            if self._scripts.peek(handle, "document.visibilityState === 'visible'", timeout=2) is True:
+                return handle
+        return visible[-1]
+
+    def _set_active(self, handle: str | None) -> None:
+        with self._lock:
+            self._active = handle
+        self._contexts.clear_popup()
+
+    def open(self) -> str:
+        parked = self._unpark()
+        with bidi_errors("open a tab"):
+            if parked is not None:
+                handle = parked
+                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+            else:
+                reply = self._conn.command("browsingContext.create", {"type": "tab"})
+                handle = str(reply["context"])
+            self._contexts.claim(handle)
+            self.apply_viewport(handle)
+        self._set_active(handle)
+        if parked is not None:
+            self._navigate_blank(handle)
+        return handle
+
+    def _unpark(self) -> str | None:
+        """A parked tab to hand out again, if one is still open."""
+        with self._lock:
+            while self._parked:
+                handle = self._parked.pop()
+                if self._contexts.is_tab(handle):
+                    return handle
+        return None
+
+    def _navigate_blank(self, handle: str) -> None:
+        try:
+            self._contexts.command(
+                handle, "browsingContext.navigate", {"context": handle, "url": "about:blank", "wait": "complete"}
+            )
+        except BidiError:
+            log.debug("could not blank %s", handle, exc_info=True)
+
+    def activate(self, handle: str) -> None:
+        self.check(handle)
+        with bidi_errors("activate the tab"):
+            self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+        self._set_active(handle)
+
+    def close(self, handle: str) -> None:
+        self.check(handle)
+        others = [h for h in self._contexts.tabs() if h != handle and not self._is_parked(h)]
+        with self._lock:
+            park = not others and not self._parked
+        self._contexts.expect_close(handle)
+        with bidi_errors("close the tab"):
+            try:
+                if park:
+                    # Browsers end the session with their last tab; keep an unreported one open instead.
+                    reply = self._conn.command("browsingContext.create", {"type": "tab", "background": True})
+                    parked = str(reply["context"])
+                    with self._lock:
+                        self._parked.add(parked)
+                    self._contexts.claim(parked)
+                self._contexts.command(handle, "browsingContext.close", {"context": handle, "promptUnload": False})
+            except ContextGone:
+                pass  # gone before the reply came: closed, as asked
+            except BidiError:
+                self._contexts.expect_close(handle, False)
+                raise
+        self._contexts.wait_closed(handle, 5.0)
+        with self._lock:
+            if self._active == handle:
+                self._active = None
+
+    # --- where a tab is -------------------------------------------------------------------------------------------
+
+    def location(self, handle: str, *, title: bool = True) -> tuple[str, str]:
+        """The tab's URL (as the browser reports it) and title; empty when the browser cannot say right now."""
+        url = ""
+        try:
+            tree = self._contexts.command(handle, "browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5)
+            contexts = tree.get("contexts") or []
+            if contexts:
+                url = str(contexts[0].get("url") or "")
+        except BidiError as exc:
+            if exc.error in GONE_ERRORS:
+                raise TabGone(handle) from exc
+        return url, self._scripts.title(handle) if title else ""
+
+    # --- capture --------------------------------------------------------------------------------------------------
+
+    def capture(self, handle: str) -> Capture:
+        self.check(handle)
+        viewport = self._config.viewport
+        with self._lock:
+            previous = self._active
+        switched = previous != handle
+        with bidi_errors("capture the page"):
+            if switched:
+                # A background tab is not painted: bring it forward for the capture, then put the user's tab back.
+                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+            try:
+                png = self._screenshot(handle)
+                size = png_size(png)
+                if size != viewport:
+                    log.info("capture of %s was %s; resizing the viewport and capturing again", handle, size)
+                    self.apply_viewport(handle)
+                    png = self._screenshot(handle)
+                    size = png_size(png)
+                    if size != viewport:
+                        raise DriverError(f"the browser captured {size} pixels instead of the {viewport} viewport")
+            finally:
+                if switched and previous is not None and self._contexts.is_tab(previous):
+                    try:
+                        self._conn.command("browsingContext.activate", {"context": previous})
+                    except BidiError:
+                        log.debug("could not re-activate %s", previous, exc_info=True)
+        return Capture(png=png, viewport=viewport)
+
+    def _screenshot(self, handle: str) -> bytes:
+        reply = self._contexts.command(
+            handle, "browsingContext.captureScreenshot", {"context": handle, "origin": "viewport"}, timeout=20
+        )
+        return base64.b64decode(str(reply.get("data") or ""))

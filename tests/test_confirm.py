@@ -1,0 +1,245 @@
+"""High-impact calls wait for a person (§6, checklist item 6): the classifier's categories, the per-category
+decisions, and the gate running inside the SDK's pipeline before each call, on the mock driver."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from browser_toolset import BrowserToolset, urls
+from browser_toolset.confirm import (
+    CATEGORIES,
+    ActionGate,
+    Assessment,
+    Target,
+    classify,
+    parse_decisions,
+)
+from browser_toolset.drivers.mock import MockDriver, Site, button, checkbox, group, link, textbox
+from tests.session import Session, error, ok, text, tool_use
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names are never looked up on the network in these tests (the sites' hosts are the mock's own)."""
+
+    def fail(host: str) -> list[str]:
+        raise OSError(f"{host}: not looked up in tests")
+
+    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
+
+
+def click(name: str, role: str = "button", *, context: tuple[str, ...] = (), url: str | None = None) -> Target:
+    return Target(member="left_click", role=role, name=name, context=context, url=url)
+
+
+@pytest.mark.parametrize(
+    ("target", "categories"),
+    [
+        (click("Place order"), ("purchase",)),
+        (click("Buy now"), ("purchase",)),
+        (click("Pay $24.99"), ("purchase",)),
+        (click("Confirm purchase"), ("purchase",)),
+        (click("Subscribe"), ("purchase",)),
+        (click("Continue", url="https://shop.example/checkout/payment"), ("purchase",)),
+        (click("Continue", url="https://shop.example/products"), ()),
+        (click("Checkout", role="link"), ()),
+        (click("Add to cart"), ()),
+        (click("Send"), ("message",)),
+        (click("Send message"), ("message",)),
+        (click("Post comment"), ("message",)),
+        (click("Submit", context=("Contact us",)), ("message",)),
+        (click("Delete"), ("delete",)),
+        (click("Remove item", role="link"), ("delete",)),
+        (click("Empty trash"), ("delete",)),
+        (click("Yes", context=("Delete this repository?",)), ("delete",)),
+        (click("OK", context=("Are you sure you want to remove Ada?",)), ("delete",)),
+        (click("Change password"), ("account",)),
+        (click("Disable two-factor authentication"), ("account",)),
+        (click("Revoke"), ("account",)),
+        (click("Authorize application"), ("account",)),
+        (click("Save", url="https://app.example/settings/security"), ("account",)),
+        (click("Delete account"), ("delete", "account")),
+        (click("I agree"), ("terms",)),
+        (click("Accept all cookies"), ("terms",)),
+        (click("Accept"), ("terms",)),
+        (click("Continue", context=("Terms of service",)), ("terms",)),
+        (click("Terms and conditions", role="link"), ()),
+        (click("Search"), ()),
+        (click("Next page", role="link"), ()),
+        (click("Documentation", role="link"), ()),
+        (click("Delete", role="textbox"), ()),
+        (Target(member="right_click", role="button", name="Delete"), ()),
+        (Target(member="hover", role="button", name="Place order"), ()),
+        (Target(member="double_click", role="button", name="Place order"), ("purchase",)),
+        (Target(member="form_input", role="checkbox", name="I accept the terms", checks=True), ("terms",)),
+        (
+            Target(member="form_input", role="checkbox", name="Subscribe to our newsletter", checks=True),
+            ("purchase", "terms"),
+        ),
+        (Target(member="form_input", role="checkbox", name="I accept the terms", checks=False), ()),
+        (Target(member="form_input", role="checkbox", name="Gift wrap", checks=True), ()),
+        (Target(member="navigate", url="https://app.example/account/delete?id=7"), ("delete",)),
+        (Target(member="navigate", url="https://news.example/unsubscribe?u=1"), ("account",)),
+        (Target(member="navigate", url="https://shop.example/checkout"), ()),
+        (Target(member="left_click", url="https://shop.example/checkout"), ()),
+    ],
+)
+def test_the_classifier(target: Target, categories: tuple[str, ...]) -> None:
+    assert classify(target).categories == categories
+
+
+def test_decisions_parse_and_default() -> None:
+    assert parse_decisions(["purchase=allow", "all=deny", "delete=ASK"]) == {
+        "purchase": "deny",
+        "message": "deny",
+        "delete": "ask",
+        "account": "deny",
+        "terms": "deny",
+    }
+    with pytest.raises(ValueError, match="unknown category"):
+        parse_decisions(["shopping=allow"])
+    with pytest.raises(ValueError, match="expected CATEGORY"):
+        parse_decisions(["purchase"])
+    assert set(CATEGORIES) == {"purchase", "message", "delete", "account", "terms"}
+
+
+# --- the gate inside the pipeline ---------------------------------------------------------------------------------
+
+
+def store() -> Site:
+    site = Site(base_url="https://store.test/")
+    site.page(
+        "/",
+        "Store",
+        link("Docs", "/docs"),
+        button("Place order"),
+        button("Add to cart"),
+        checkbox("I accept the terms of service"),
+        textbox("Note"),
+        group("dialog", button("Yes"), button("No"), name="Delete your account?"),
+    )
+    site.page("/docs", "Docs")
+    site.page("/account/delete", "Deleted")
+    site.start = "/"
+    return site
+
+
+@pytest.fixture
+def driver() -> Iterator[MockDriver]:
+    with MockDriver(store()) as mock:
+        yield mock
+
+
+def gated(driver: MockDriver, **gate: Any) -> tuple[Session, ActionGate]:
+    action_gate = ActionGate(**gate)
+    toolset = BrowserToolset(driver, confirm=action_gate)
+    action_gate.lookup = toolset.describe_ref
+    return Session(toolset), action_gate
+
+
+def ref(session: Session, query: str) -> dict[str, str]:
+    found = text(ok(session.call("find", query=query))).splitlines()[0]
+    return {"type": "ref", "ref": found.rsplit("[", 1)[1].rstrip("]")}
+
+
+def test_denied_calls_never_reach_the_driver_and_say_why(driver: MockDriver) -> None:
+    session, _ = gated(driver, default="deny")
+    order = ref(session, "place order button")
+    message = error(session.call("left_click", target=order))
+    assert message == (
+        "Error: left_click on button 'Place order' was not run: it looks like a purchase or payment (the element "
+        "is named 'Place order'), and this session refuses such actions without a person to confirm them. Do not "
+        "retry it or work around it; tell the user what you were about to do so they can do it themselves or "
+        "allow it."
+    )
+    assert driver.calls_to("click") == []
+    ok(session.call("left_click", target=ref(session, "add to cart button")))
+    assert len(driver.calls_to("click")) == 1
+
+
+def test_the_dialog_around_a_button_is_its_context(driver: MockDriver) -> None:
+    session, _ = gated(driver, default="deny")
+    message = error(session.call("left_click", target=ref(session, "yes button")))
+    assert "it looks like deleting something and an account or security change ('Yes' commits" in message
+    ok(session.call("left_click", target=ref(session, "no button")))
+
+
+def test_checking_a_terms_box_and_destructive_navigations_are_held(driver: MockDriver) -> None:
+    session, _ = gated(driver, decisions={"delete": "deny", "terms": "deny"}, default="allow")
+    terms = ref(session, "accept the terms checkbox")
+    assert "accepting terms or giving consent" in error(session.call("form_input", target=terms, value=True))
+    ok(session.call("form_input", target=terms, value=False))
+    assert "deleting something" in error(session.call("navigate", url="https://store.test/account/delete"))
+    ok(session.call("navigate", url="https://store.test/docs"))
+
+
+def test_ask_consults_the_person_and_their_answer_stands(driver: MockDriver) -> None:
+    asked: list[Assessment] = []
+    answers = iter([False, True])
+
+    def ask(assessment: Assessment) -> bool:
+        asked.append(assessment)
+        return next(answers)
+
+    session, _ = gated(driver, decisions={"purchase": "ask"}, ask=ask)
+    order = ref(session, "place order button")
+    assert "the user declined it" in error(session.call("left_click", target=order))
+    ok(session.call("left_click", target=order))
+    assert [a.target.name for a in asked] == ["Place order", "Place order"]
+    assert asked[0].target.url == "https://store.test/"
+
+
+def test_ask_without_anyone_to_ask_is_deny_and_allow_runs(driver: MockDriver) -> None:
+    session, _ = gated(driver, decisions={"purchase": "ask"})
+    order = ref(session, "place order button")
+    assert "refuses such actions" in error(session.call("left_click", target=order))
+    session, _ = gated(driver, decisions={"purchase": "allow"}, default="deny")
+    ok(session.call("left_click", target=ref(session, "place order button")))
+
+
+def test_the_gate_holds_each_call_of_a_batch(driver: MockDriver) -> None:
+    session, _ = gated(driver, default="deny")
+    order, cart = ref(session, "place order button"), ref(session, "add to cart button")
+    message = session.turn(
+        tool_use("left_click", {"target": cart}),
+        tool_use("left_click", {"target": order}),
+        tool_use("left_click", {"target": cart}),
+    )
+    first, second, third = message["content"]
+    assert not first.get("is_error") and second["is_error"] and third["is_error"]
+    assert third["content"] == "Not executed: an earlier action in this turn failed."
+    assert len(driver.calls_to("click")) == 1
+
+
+def test_then_runs_after_the_gate(driver: MockDriver) -> None:
+    seen: list[str] = []
+
+    def then(context: Any) -> bool:
+        seen.append(str(context.member))
+        return True
+
+    session, _ = gated(driver, default="deny", then=then)
+    ok(session.call("list_tabs"))
+    error(session.call("left_click", target=ref(session, "place order button")))
+    assert seen == ["list_tabs", "find"]
+
+
+@pytest.mark.parametrize(
+    ("target", "categories"),
+    [
+        (click("Next", url="https://accounts.example.com/signin/identifier"), ()),
+        (click("Continue", url="https://example.com/login/password"), ()),
+        (click("Save", context=("Contact information",)), ()),
+        (click("Save", url="https://example.com/settings/security"), ("account",)),
+        (click("Save", url="https://example.com/account/settings"), ("account",)),
+        (click("Update", context=("Change your password",)), ("account",)),
+        (click("Update", url="https://shop.example/basket"), ()),
+        (click("Save", context=("Change your password",)), ("account",)),
+        (click("OK", context=("We value your privacy",)), ("terms",)),
+    ],
+)
+def test_hosts_and_sign_in_pages_are_not_account_changes(target: Target, categories: tuple[str, ...]) -> None:
+    assert classify(target).categories == categories
