@@ -33,12 +33,13 @@ from anthropic.tools.browser import (
     BetaFilePolicy,
     BetaToolConfigs,
     BetaToolsetCallContext,
+    BetaToolsetContent,
 )
 from anthropic.types.beta import BetaBrowserMemberInput, BetaBrowserMemberName, BetaBrowserToolsetConfigsParam
 
 from .driver import Driver
 from .images import ImageLimits
-from .toolset import BrowserToolset, DocumentResolver
+from .toolset import BrowserToolset, DocumentResolver, failing_on_unread_state
 from .urls import URLPolicy
 
 __all__ = ["AsyncBrowserToolset"]
@@ -111,6 +112,13 @@ class AsyncBrowserToolset(BetaAsyncAbstractBrowserToolset20260801):
 
     async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         return await self._on_worker(self.sync._browser_state, context)
+
+    async def _toolset_run(
+        self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
+    ) -> BetaToolsetContent:
+        # as in the sync toolset: a browser that cannot be read after the call fails the call
+        with failing_on_unread_state(self.sync, self):
+            return await super()._toolset_run(context, name, input)
 
     async def close(self) -> None:
         await super().close()

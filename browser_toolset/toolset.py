@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from anthropic.lib.tools import ToolError
 from anthropic.tools import ToolsetUsageError
@@ -228,22 +228,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     def _toolset_run(
         self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
     ) -> BetaToolsetContent:
-        """The SDK's pipeline for one call, with one addition: when the browser could not be read after the call,
-        the call fails with the browser's error (whatever it returned, and whatever else it failed with, since a
-        browser that cannot be read explains both) instead of reporting a state nobody read."""
-        self._state_failure = None
-        held = list(self._toolset_pipeline.pending_changes)
-        try:
-            content = super()._toolset_run(context, name, input)
-        except ToolError:
-            if self._state_failure is None:
-                raise
-        else:
-            if self._state_failure is None:
-                return content
-        failure = self._state_failure
-        self._toolset_pipeline.pending_changes = held  # they were never sent: keep them for the next block
-        raise ActionError(browser_failure(failure)) from failure
+        with failing_on_unread_state(self, self):
+            return super()._toolset_run(context, name, input)
 
     def execute(
         self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: BetaBrowserMemberInput
@@ -708,3 +694,28 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         tab = self._inventory.by_id(input.tab_id)
         self.driver.close_tab(tab.handle)
         self._forget_tab(tab.handle)
+
+
+class _HasPipeline(Protocol):
+    _toolset_pipeline: Any
+
+
+@contextmanager
+def failing_on_unread_state(toolset: BrowserToolset, owner: _HasPipeline) -> Iterator[None]:
+    """Around the SDK's pipeline for one call (`owner` is the SDK toolset running it: `toolset` itself, or the
+    async toolset wrapping it): when the browser could not be read after the call, the call fails with the
+    browser's error (whatever it returned, and whatever else it failed with, since a browser that cannot be read
+    explains both) instead of reporting a state nobody read; the state changes held for that report were never
+    sent, so they stay pending for the next one."""
+    toolset._state_failure = None
+    held = list(owner._toolset_pipeline.pending_changes)
+    try:
+        yield
+    except ToolError:
+        if toolset._state_failure is None:
+            raise
+    failure = toolset._state_failure
+    if failure is None:
+        return
+    owner._toolset_pipeline.pending_changes = held
+    raise ActionError(browser_failure(failure)) from failure

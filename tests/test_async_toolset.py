@@ -200,6 +200,32 @@ def test_closing_closes_the_browser_and_stops_the_worker() -> None:
     assert toolset.driver is driver
 
 
+def test_a_browser_that_cannot_be_read_after_a_call_fails_the_call() -> None:
+    """As in the sync toolset: no success is reported for a state nobody read, and the next call recovers."""
+    driver = shop_driver()
+    real = driver.list_tabs
+    failing = {"now": False}
+
+    def flaky() -> Any:
+        if failing["now"]:
+            failing["now"] = False
+            raise BrokenPipeError("the browser's socket closed")
+        return real()
+
+    async def main() -> list[dict[str, Any]]:
+        async with AsyncBrowserToolset(driver) as toolset:
+            failing["now"] = True
+            broken = dict(await toolset.tool_result(tool_use("get_page_text")))
+            again = dict(await toolset.tool_result(tool_use("get_page_text")))
+            return [broken, again]
+
+    driver.list_tabs = flaky  # type: ignore[method-assign]
+    broken, again = asyncio.run(main())
+    assert broken["is_error"] is True
+    assert "The browser is not responding or has closed: BrokenPipeError" in str(broken["content"])
+    assert not again.get("is_error")
+
+
 # --- The SDK's options on the async side ---------------------------------------------------------------------------
 
 
