@@ -1,0 +1,1 @@
+"""The demo site of `browser-toolset demo` (package data)."""

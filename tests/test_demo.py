@@ -1,0 +1,116 @@
+"""`browser-toolset demo`: the bundled site, a scripted multi-step task through `run_task` and the fake Messages
+API, recorded and reported, on headless Chromium and on the mock fallback."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from browser_toolset import demo
+from browser_toolset.demo import add_arguments, run, run_demo, serve_site, site_directory
+from browser_toolset.recording import Session
+from tests.needs import unavailable
+
+
+def demo_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def check_session(session: Path) -> Session:
+    loaded = Session(session)
+    members = [call.member for call in loaded.calls]
+    assert members[0] == "navigate" and "form_input" in members and "switch_tab" in members
+    assert all(call.outcome == "ok" for call in loaded.calls), [(c.member, c.result) for c in loaded.calls]
+    texts = json.dumps([call.result for call in loaded.calls])
+    assert "Pro | $29 per month" in texts
+    assert "download_completed" in texts and "prices.csv" in texts
+    assert 'An alert dialog \\"Thank you! We will reply within one business day.\\" was dismissed.' in texts
+    assert "tab_opened" in texts and "All systems operational." in texts
+    assert sorted(p.suffix for p in (session / "images").iterdir()) == [".png", ".png"]
+    return loaded
+
+
+def test_the_site_is_package_data_and_is_served_on_loopback() -> None:
+    import urllib.request
+
+    names = {p.name for p in site_directory().iterdir()}
+    assert {"index.html", "pricing.html", "contact.html", "docs.html", "prices.csv", "mock_site.json"} <= names
+    with serve_site() as origin:
+        assert origin.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(f"{origin}/prices.csv", timeout=5) as response:
+            assert response.read().decode().startswith("plan,price_usd_per_month")
+
+
+def test_the_demo_on_the_mock_driver(tmp_path: Path) -> None:
+    out = io.StringIO()
+    status = run(demo_args("-o", str(tmp_path / "d"), "--driver", "mock"), out=out, err=io.StringIO())
+    text = out.getvalue()
+    assert status == 0, text
+    assert "(driver: mock)" in text and "Finished (end_turn) after 8 turns: 18 calls, 0 errors" in text
+    assert "The Pro plan costs $29 per month" in text
+    assert f"Report: {(tmp_path / 'd' / 'report.html').resolve()}" in text
+    loaded = check_session(tmp_path / "d" / "session")
+    report = (tmp_path / "d" / "report.html").read_text(encoding="utf-8")
+    assert report.count('<section class="step ') == len(loaded.calls) == 19
+    # The recorded session replays the same on the mock twin.
+    from browser_toolset.replay import main as replay
+
+    assert replay([str(tmp_path / "d" / "session")]) == 0
+    # A second run into the same folder starts afresh.
+    assert run(demo_args("-o", str(tmp_path / "d"), "--driver", "mock", "-q"), out=io.StringIO()) == 0
+    assert len(Session(tmp_path / "d" / "session").calls) == 19
+
+
+def test_without_a_browser_the_demo_falls_back_to_the_mock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from browser_toolset.drivers.selenium import SeleniumDriver
+
+    def no_browser(options: object) -> SeleniumDriver:
+        raise OSError("chromium: not found")
+
+    monkeypatch.setattr(SeleniumDriver, "from_options", staticmethod(no_browser))
+    out = io.StringIO()
+    result = run_demo(tmp_path, out=out, quiet=True)
+    assert "NOTICE: headless Chromium could not start (OSError: chromium: not found)" in out.getvalue()
+    assert "running the demo on the mock driver instead" in out.getvalue()
+    assert (result.driver, result.ok, result.errors) == ("mock", True, 0)
+    assert json.loads((tmp_path / "session" / "settings.json").read_text())["driver"] == "mock"
+    with pytest.raises(RuntimeError, match="Chromium could not start"):
+        run_demo(tmp_path / "x", driver="chromium", out=io.StringIO(), quiet=True)
+
+
+def test_live_needs_an_api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    err = io.StringIO()
+    assert run(demo_args("--live", "-o", str(tmp_path)), out=io.StringIO(), err=err) == 2
+    assert "ANTHROPIC_API_KEY" in err.getvalue()
+
+
+@pytest.mark.browser
+def test_the_demo_on_headless_chromium(tmp_path: Path) -> None:
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
+        unavailable("chromium or chromedriver is not installed")
+    started = time.monotonic()
+    out = io.StringIO()
+    result = run_demo(tmp_path, driver="chromium", out=out)
+    assert time.monotonic() - started < 60
+    assert (result.driver, result.stop_reason, result.rejected_requests, result.errors) == (
+        "selenium",
+        "end_turn",
+        0,
+        0,
+    )
+    assert "headless Chromium" in out.getvalue()
+    loaded = check_session(result.session)
+    assert loaded.settings["driver"] == "selenium"
+    assert result.report.read_text(encoding="utf-8").count('<section class="step ') == len(loaded.calls) == 19
+    # The coordinate clicks are drawn on the screenshot before them.
+    assert result.report.read_text(encoding="utf-8").count('class="shot marked"') == 2
+    assert demo.SCRIPT[-1][0]["text"].startswith("Done")
