@@ -13,8 +13,9 @@ from typing import Any
 
 from anthropic.types.beta import BetaToolUseBlock
 
-from browser_toolset import BrowserToolset, run_batch
-from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
+from browser_toolset import BrowserToolset
+from browser_toolset.testing.contract import SessionValidator
+from browser_toolset.testing.plugin import checked_batch
 
 _ids = itertools.count(1)
 
@@ -45,10 +46,8 @@ class Session:
         return result
 
     def turn(self, *calls: dict[str, Any]) -> dict[str, Any]:
-        """One assistant turn through the public batch helper."""
-        message = run_batch(self.toolset, {"role": "assistant", "content": list(calls)})
-        assert_valid_user_message(list(calls), message)
-        self.validator.feed_turn(list(calls), message)
+        """One assistant turn through the public batch helper, checked as the plugin checks our users' turns."""
+        message = checked_batch(self.toolset, {"role": "assistant", "content": list(calls)}, self.validator)
         self.validator.assert_valid()
         return message
 

@@ -368,3 +368,163 @@ def test_an_ascii_only_stdout_gets_escaped_json(monkeypatch: pytest.MonkeyPatch)
     assert main(["exec"]) == 0
     (answer,) = (json.loads(line) for line in raw.getvalue().decode("ascii").splitlines())
     assert "tab-é" in answer["content"][0]["content"][0]["text"]
+
+
+# --- configuration, run, fake-api and the optional subcommands ----------------------------------------------------
+
+SCRIPTS = ROOT / "tests" / "scripts"
+
+
+@pytest.fixture
+def no_settings_from_the_machine(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in [name for name in __import__("os").environ if name.startswith("BROWSER_TOOLSET_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_exec_reads_the_config_file_and_flags_win(
+    monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
+) -> None:
+    steps = shop_line(("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "place order button"}))
+    click = shop_line(("left_click", {"target": {"type": "ref", "ref": "ref_1"}}))
+    config = no_settings_from_the_machine / "settings.toml"
+    config.write_text(f"[driver_options]\nsite = {json.dumps(str(SITE))}\n[confirm]\npurchase = 'allow'\n")
+    status, outputs, err = run(["exec", "--config", str(config)], f"{steps}\n{click}\n", monkeypatch)
+    assert status == 0, err
+    assert not outputs[1]["content"][0].get("is_error")
+    status, outputs, _ = run(
+        ["exec", "--config", str(config), "--confirm", "purchase=deny"], f"{steps}\n{click}\n", monkeypatch
+    )
+    assert outputs[1]["content"][0]["is_error"]
+    # ./browser-toolset.toml is read without --config, and the environment overrides it
+    (no_settings_from_the_machine / "browser-toolset.toml").write_text(config.read_text())
+    assert not run(["exec"], f"{steps}\n{click}\n", monkeypatch)[1][1]["content"][0].get("is_error")
+    monkeypatch.setenv("BROWSER_TOOLSET_CONFIRM_PURCHASE", "deny")
+    assert run(["exec"], f"{steps}\n{click}\n", monkeypatch)[1][1]["content"][0]["is_error"]
+
+
+def test_exec_refuses_a_bad_config_before_starting(
+    monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
+) -> None:
+    config = no_settings_from_the_machine / "settings.toml"
+    config.write_text("[images]\nquality = 0\n")
+    with pytest.raises(SystemExit, match=r"images.quality = 0 \(from .*settings.toml\) is not valid"):
+        run(["exec", "--config", str(config)], "", monkeypatch)
+    with pytest.raises(SystemExit, match=r"unknown driver option 'driver_options\.colour'"):
+        run(["exec", "-o", "colour=red"], "", monkeypatch)
+    with pytest.raises(SystemExit, match="--set takes KEY=VALUE"):
+        run(["exec", "--set", "images.quality"], "", monkeypatch)
+
+
+def run_command(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_run_against_the_fake_api_on_the_mock(
+    monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
+) -> None:
+    from browser_toolset.fake_api import FakeMessagesAPI
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    transcript = no_settings_from_the_machine / "transcript.json"
+    with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
+        monkeypatch.setenv("BROWSER_TOOLSET_LOOP_BASE_URL", api.base_url)
+        argv = ["run", "What do hats cost?", "--site", str(SCRIPTS / "shop_site.json"), "-q", "--max-turns", "9",
+                "--transcript", str(transcript)]  # fmt: skip
+        status, out, err = run_command(argv, monkeypatch)
+    assert status == 0, err
+    assert out == "Hats cost 12, and the price list is downloaded.\n"
+    assert json.loads(transcript.read_text())[0] == {"role": "user", "content": "What do hats cost?"}
+    assert api.requests[0].body["model"] == "claude-opus-5-5"
+
+
+def test_run_takes_the_loop_settings_from_the_config(
+    monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
+) -> None:
+    from browser_toolset.fake_api import FakeMessagesAPI
+
+    config = no_settings_from_the_machine / "settings.toml"
+    with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
+        config.write_text(
+            f"[driver_options]\nsite = {json.dumps(str(SCRIPTS / 'shop_site.json'))}\n"
+            "[loop]\nmodel = 'claude-test'\nmax_tokens = 99\nmax_turns = 9\napi_key = 'k'\n"
+            f"base_url = '{api.base_url}'\n"
+        )
+        status, _, err = run_command(["run", "What do hats cost?", "--config", str(config), "-q"], monkeypatch)
+        assert status == 0, err
+        assert (api.requests[0].body["model"], api.requests[0].body["max_tokens"]) == ("claude-test", 99)
+        status, _, err = run_command(["run", "Hats?", "--config", str(config), "--max-turns", "1", "-q"], monkeypatch)
+    assert status == 1  # stopped by the flag's turn limit, not the file's
+
+
+def test_run_without_an_api_key_is_a_message(
+    monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    status, _, err = run_command(["run", "anything", "--set", "loop.base_url=http://127.0.0.1:9"], monkeypatch)
+    assert status == 2 and "no Messages API client" in err
+
+
+def test_run_asks_nobody_when_stdin_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[bool] = []
+    monkeypatch.setattr(cli, "_terminal_asker", lambda: asked.append(True))
+    from browser_toolset import loop
+
+    monkeypatch.setattr(loop, "run_from_args", lambda args, toolset, client: toolset.close() or 0)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    assert run_command(["run", "t", "--confirm", "all=ask"], monkeypatch)[0] == 0
+    assert asked == []
+
+
+def test_fake_api_subcommand_refuses_a_bad_script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    status, _, err = run_command(["fake-api", "--script", str(bad)], monkeypatch)
+    assert status == 2 and "a script is a JSON list of turns" in err
+
+
+def test_the_optional_subcommands_appear_with_their_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    help_text = cli._parser().format_help()
+    for name in ("replay", "report", "demo"):
+        present = importlib.util.find_spec(f"browser_toolset.{name}") is not None
+        assert (name in help_text.split("{", 1)[1].split("}", 1)[0]) == present
+    real = cli._optional_module
+    monkeypatch.setattr(cli, "_optional_module", lambda name: None if name == "replay" else real(name))
+    assert "replay" not in cli._parser().format_help().split("{", 1)[1].split("}", 1)[0]
+
+
+def test_exec_and_run_record_when_asked(monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path) -> None:
+    pytest.importorskip("browser_toolset.recording")
+    from browser_toolset.fake_api import FakeMessagesAPI
+
+    session = no_settings_from_the_machine / "exec-session"
+    status, outputs, err = run(
+        ["exec", "--site", str(SITE), "--record", str(session), "--set", "loop.api_key=sk-ant-hidden"],
+        SESSION.read_text(),
+        monkeypatch,
+    )
+    assert status == 0, err
+    calls = [json.loads(line) for line in (session / "calls.jsonl").read_text().splitlines()]
+    answered = [r for message in outputs for r in message["content"]]
+    assert len(calls) == len(answered) and all(call["ms"] >= 0 for call in calls)
+    settings = json.loads((session / "settings.json").read_text())
+    assert settings["driver_options.site"] == str(SITE) and "sk-ant-hidden" not in json.dumps(settings)
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    recorded = no_settings_from_the_machine / "run-session"
+    with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
+        monkeypatch.setenv("BROWSER_TOOLSET_LOOP_BASE_URL", api.base_url)
+        argv = ["run", "What do hats cost?", "--site", str(SCRIPTS / "shop_site.json"), "-q", "--record", str(recorded)]
+        status, _, err = run_command(argv, monkeypatch)
+    assert status == 0, err
+    messages = [json.loads(line) for line in (recorded / "messages.jsonl").read_text().splitlines()]
+    assert messages[0]["role"] == "user" and any(m["role"] == "assistant" for m in messages)
+    assert (recorded / "calls.jsonl").read_text().count("\n") >= 5

@@ -16,7 +16,7 @@ Pages come from one site description, a `browser_toolset.drivers.mock.Site`, whi
     def test_cart(mock_toolset): ...                # given a lone function would decorate it instead)
 
     @pytest.fixture
-    def mock_site():                               # or: one site for a whole module or conftest
+    def mock_site():                                # or one site for a whole module or conftest
         return make_shop()
 
 Fixtures:
