@@ -19,7 +19,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from .tree_text import RefFor, fold, format_line, quote
+import attrs
+
+from .tree_text import UNLABELLED_BY_TEXT, RefFor, fold, format_line, quote, text_label
 from .values import AXNode
 
 __all__ = ["FIND_LIMIT", "ROLE_HINTS", "ROLE_WORDS", "find_matches", "no_match_text", "render_matches", "tokens"]
@@ -384,4 +386,14 @@ def render_matches(matches: Sequence[AXNode], *, ref_for: RefFor, query: str) ->
     """`find`'s text: one `read_page` line per match, best first, unindented; refs handed out in that order."""
     if not matches:
         return no_match_text(query)
-    return "\n".join(format_line(node, ref_for(node) if node.key is not None else None) for node in matches)
+    return "\n".join(_match_line(node, ref_for) for node in matches)
+
+
+def _match_line(node: AXNode, ref_for: RefFor) -> str:
+    """A match with no name of its own shows a bounded excerpt of its visible text in the name's place, so Claude
+    can tell several nameless matches apart (`generic "Corrine Smith" [ref_7]`, not three bare `generic`s)."""
+    if not node.name and node.role not in UNLABELLED_BY_TEXT and node.role != "text":
+        label = text_label(node)
+        if label:
+            node = attrs.evolve(node, name=label)
+    return format_line(node, ref_for(node) if node.key is not None else None)

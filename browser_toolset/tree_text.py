@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
+import attrs
+
 from .values import STATE_TOKENS, AXNode
 
 __all__ = [
@@ -34,8 +36,10 @@ __all__ = [
     "empty_text",
     "fold",
     "format_line",
+    "labelled_by_text",
     "quote",
     "render_tree",
+    "text_label",
     "truncation_note",
 ]
 
@@ -62,6 +66,12 @@ a line's room is reserved before its ref is known; a longer ref would break that
 WRAPPER_ROLES: frozenset[str] = frozenset({"generic", "none", "presentation"})
 """Roles that only group: an unnamed, stateless, non-interactive node of one of these is not printed, and its
 children take its place."""
+
+TEXT_LABEL_MAX = 80
+"""The longest text excerpt that labels an element with no name of its own (see `text_label`)."""
+
+UNLABELLED_BY_TEXT: frozenset[str] = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider"})
+"""Roles whose content is their value, never a label: an empty field is not named by whatever it contains."""
 
 INDENT = "  "
 STATE_ORDER: dict[str, int] = {state: i for i, state in enumerate(STATE_TOKENS)}
@@ -162,6 +172,51 @@ def format_line(node: AXNode, ref: str | None) -> str:
     return f"{body} [{ref}]"
 
 
+# --- elements named by their text ------------------------------------------------------------------------------
+
+
+def text_label(node: AXNode, limit: int = TEXT_LABEL_MAX) -> str:
+    """The visible text inside `node`, folded to one line and cut to about `limit` characters: what a sighted user
+    reads on an element that has no accessible name (a clickable `<span>`, a `div` button)."""
+    label = ""
+    stack = list(reversed(node.children))
+    while stack and len(label) <= limit:
+        child = stack.pop()
+        if not child.visible:
+            continue
+        if child.role == "text":
+            piece = fold(child.name)
+            if piece:
+                label = _join(label, piece)
+            continue
+        stack.extend(reversed(child.children))
+    return cut(label, limit)
+
+
+def _plain_text_only(node: AXNode) -> bool:
+    """Whether everything visible under `node` is text or an unnamed wrapper around text: then its text is all
+    there is to say about it, and it can stand on the element's own line."""
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        if not child.visible or child.role == "text":
+            continue
+        if not _is_wrapper(child):
+            return False
+        stack.extend(child.children)
+    return True
+
+
+def labelled_by_text(node: AXNode) -> AXNode:
+    """`node` with its visible text as its printed name when it has no name but is something Claude can act on:
+    `generic "Sign in" [ref_4]` rather than a bare `generic [ref_4]` with the text on a line of its own. Only
+    the printed line changes; the element keeps its role, ref and states."""
+    if node.name or not node.interactive or node.role in UNLABELLED_BY_TEXT or node.role == "text":
+        return node
+    label = text_label(node)
+    return attrs.evolve(node, name=label) if label else node
+
+
 # --- the tree --------------------------------------------------------------------------------------------------
 
 
@@ -219,7 +274,10 @@ def _collect(root: AXNode, filter: Filter | None, depth: int, include_root: bool
         if _included(node, filter) and not _is_wrapper(node):
             if level > depth:
                 continue  # every printed descendant would be deeper still
-            rows.append((level, node, "", ""))
+            labelled = labelled_by_text(node) if _plain_text_only(node) else node
+            rows.append((level, labelled, "", ""))
+            if labelled is not node:
+                continue  # its text is on its own line now
             child_level, child_parent = level + 1, node.name
         else:
             child_level, child_parent = level, parent_name

@@ -349,3 +349,13 @@ def test_any_page_and_query(page: AXNode, query: str, limit: int) -> None:
     for node in found:
         assert node.visible and node.key is not None and node.role != "text"
     assert find_matches(page, query, limit=limit) == found
+
+
+def test_a_match_with_no_name_shows_an_excerpt_of_its_text() -> None:
+    rows = [
+        AXNode("option", key=f"o{i}", interactive=True, children=(text(name),))
+        for i, name in enumerate(["Corrine Smith", "Corrine Jones"])
+    ]
+    root = doc(AXNode("listbox", "People", key="lb", interactive=True, children=tuple(rows)))
+    out = render_matches(find_matches(root, "Corrine"), ref_for=lambda node: f"ref_{node.key}", query="Corrine")
+    assert out.split("\n")[:2] == ['option "Corrine Smith" [ref_o0]', 'option "Corrine Jones" [ref_o1]']

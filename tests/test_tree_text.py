@@ -860,3 +860,48 @@ def test_any_tree_renders_safely_within_the_cap(
     if lines[-1].startswith("[Truncated at"):
         full = render_tree(tree, ref_for=Refs(), filter=filter, depth=depth, max_chars=10**9, include_root=include_root)
         assert lines[-1] == truncation_note(cap, len(full.split("\n")) - (len(lines) - 1))
+
+
+# --- elements with no name of their own, labelled by their text ---------------------------------------------------
+
+
+def clickable(*children: AXNode, role: str = "generic", key: str = "k9") -> AXNode:
+    return AXNode(role, key=key, interactive=True, children=children)
+
+
+def test_a_clickable_element_with_only_text_shows_it_on_its_own_line() -> None:
+    page = doc(clickable(text("nam")))
+    assert render(page) == 'generic "nam" [ref_1]'
+    assert render(page, filter="interactive") == 'generic "nam" [ref_1]'
+
+
+def test_text_inside_unnamed_wrappers_joins_as_one_label() -> None:
+    page = doc(clickable(AXNode("generic", children=(text("Add"),)), AXNode("generic", children=(text("to cart"),))))
+    assert render(page) == 'generic "Add to cart" [ref_1]'
+
+
+def test_hidden_text_never_labels_an_element() -> None:
+    page = doc(clickable(text("Pay"), text("secret", visible=False)))
+    assert render(page) == 'generic "Pay" [ref_1]'
+
+
+def test_an_element_holding_other_elements_keeps_its_children() -> None:
+    page = doc(clickable(text("Hi"), AXNode("link", "Docs", key="k2", interactive=True)))
+    assert render(page).split("\n") == ["generic [ref_1]", '  text "Hi"', '  link "Docs" [ref_2]']
+
+
+def test_named_elements_and_fields_are_never_relabelled() -> None:
+    named = AXNode("button", "Close", key="k1", interactive=True, children=(text("×"),))
+    field = AXNode("textbox", key="k2", interactive=True, children=(text("typed"),))
+    assert render(doc(named, field)).split("\n") == [
+        'button "Close" [ref_1]',
+        '  text "×"',
+        "textbox [ref_2]",
+        '  text "typed"',
+    ]
+
+
+def test_a_long_text_label_is_cut() -> None:
+    line = render(doc(clickable(text("word " * 60))))
+    label = json.loads(QUOTED_RE.findall(line)[0])
+    assert len(label) <= 80 and label.endswith("…") and line.endswith("[ref_1]")
