@@ -33,6 +33,7 @@ from typing import Protocol, runtime_checkable
 from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from .key_names import CANONICAL_KEYS, MODIFIERS
 from .values import (
+    WHOLE_TREE,
     AXNode,
     AXSnapshot,
     Capture,
@@ -52,6 +53,7 @@ from .values import (
     Point,
     Rect,
     Size,
+    SnapshotRequest,
     TabClosed,
     TabInfo,
     TabOpened,
@@ -60,6 +62,7 @@ from .values import (
 __all__ = [
     "CANONICAL_KEYS",
     "MODIFIERS",
+    "WHOLE_TREE",
     "AXNode",
     "AXSnapshot",
     "Capture",
@@ -85,6 +88,7 @@ __all__ = [
     "Point",
     "Rect",
     "Size",
+    "SnapshotRequest",
     "TabClosed",
     "TabGone",
     "TabInfo",
@@ -196,11 +200,15 @@ class Driver(Protocol):
 
     # --- accessibility tree and elements --------------------------------------------------------------------
 
-    def snapshot(self, handle: str) -> AXSnapshot:
-        """The tab's whole accessibility tree (every element, visible or not, with its flags), keyed per element
-        as `AXNode.key` documents. Same-origin iframes are inlined under their frame node with their offsets
-        applied to bounds. A key is never reused for another element, not even in a later document of the tab: a
-        key from a replaced document raises `ElementGone`, never acts on an element of the new one."""
+    def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
+        """The tab's accessibility tree (by default the whole one: every element, visible or not, with its flags),
+        keyed per element as `AXNode.key` documents. Same-origin iframes are inlined under their frame node with
+        their offsets applied to bounds. A key is never reused for another element, not even in a later document
+        of the tab: a key from a replaced document raises `ElementGone`, never acts on an element of the new one.
+
+        `request` says what the caller will show (see `SnapshotRequest`): a driver may prune the rest in the page
+        to move less, but may always return more, up to the whole tree. A `root_key` that names no element of the
+        current document is left out of the tree (or raises `ElementGone`)."""
         ...
 
     def element_center(self, handle: str, key: str) -> Point:

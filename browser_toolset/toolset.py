@@ -86,6 +86,7 @@ from .sanitize import bounded, download_url, one_line, safe_log_line, safe_text,
 from .tabs import Tab, TabInventory, check_tab_id, named_context
 from .urls import URLPolicy, address_for_navigation
 from .values import (
+    WHOLE_TREE,
     AXNode,
     AXSnapshot,
     DialogHandled,
@@ -96,6 +97,7 @@ from .values import (
     MouseButton,
     NavigationBlocked,
     Point,
+    SnapshotRequest,
     TabClosed,
     TabInfo,
     TabOpened,
@@ -391,12 +393,15 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         entry = tab.refs.entry(target.ref)
         return tree_text.format_line(AXNode(role=entry.role, name=entry.name), target.ref.strip())
 
-    def _snapshot(self, tab: Tab) -> tuple[AXSnapshot, dict[str, AXNode]]:
-        snapshot = self.driver.snapshot(tab.handle)
+    def _snapshot(self, tab: Tab, request: SnapshotRequest = WHOLE_TREE) -> tuple[AXSnapshot, dict[str, AXNode]]:
+        """The tab's tree as `request` lets the driver prune it. Only a whole tree retires the refs of elements
+        it lacks: a pruned one leaves out elements that are still there."""
+        snapshot = self.driver.snapshot(tab.handle, request)
         tab.refs.observe(snapshot.document)
         tab.tree = snapshot.root
         index = {node.key: node for node in snapshot.root.walk() if node.key is not None}
-        tab.refs.check_live(index)
+        if request.whole:
+            tab.refs.check_live(index)
         return snapshot, index
 
     # --- navigation and capture -----------------------------------------------------------------------------
@@ -567,15 +572,23 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         depth = DEPTH_DEFAULT if input.depth is None else input.depth
         if depth < 1:
             raise ActionError(f"depth must be at least 1; got {depth}.")
-        snapshot, index = self._snapshot(tab)
-        root = snapshot.root
+        # The driver may leave out what this read cannot show; the rendering below still applies every rule.
+        key = None if input.ref is None else tab.refs.key_of(input.ref)
+        request = SnapshotRequest(filter=input.filter or "visible", depth=depth, root_key=key)
+        try:
+            snapshot, index = self._snapshot(tab, request)
+        except ElementGone:
+            if input.ref is None:
+                raise
+            index = {}  # the ref is from a document the tab no longer shows
         if input.ref is not None:
-            key = tab.refs.key_of(input.ref)
-            node = index.get(key)
+            node = index.get(key or "")
             if node is None:
                 tab.refs.retire(input.ref)
                 raise StaleRefError(input.ref.strip())
             root = AXNode(role="document", children=(node,))
+        else:
+            root = snapshot.root
         return tree_text.render_tree(
             root, ref_for=tab.refs.ref_for, filter=input.filter, depth=depth, max_chars=READ_PAGE_MAX
         )

@@ -15,6 +15,7 @@ import attrs
 
 __all__ = [
     "STATE_TOKENS",
+    "WHOLE_TREE",
     "AXNode",
     "AXSnapshot",
     "Capture",
@@ -34,6 +35,8 @@ __all__ = [
     "Point",
     "Rect",
     "Size",
+    "SnapshotFilter",
+    "SnapshotRequest",
     "TabClosed",
     "TabInfo",
     "TabOpened",
@@ -193,6 +196,35 @@ class AXSnapshot:
     document: str
     root: AXNode
     viewport: Size
+
+
+SnapshotFilter = Literal["all", "visible", "interactive"]
+
+
+@attrs.frozen
+class SnapshotRequest:
+    """What part of the accessibility tree a read will show, so a driver may leave the rest out (`Driver.snapshot`).
+
+    `filter` is `read_page`'s: `all` (every element), `visible` (what is in the viewport, `read_page`'s default)
+    or `interactive`; `depth` is `read_page`'s depth in printed levels (None: unlimited); `root_key` scopes the read
+    to one element's subtree; `budget` is the most nodes wanted (None: unlimited). A request is a permission, not an
+    order: a driver may return more than asked (the whole tree is always a valid answer), since the executor applies
+    the same filter, depth and scope when it renders. A pruned tree must print exactly what the whole tree prints:
+    hidden subtrees may go, nodes that cannot print may be replaced by their children."""
+
+    filter: SnapshotFilter = "all"
+    depth: int | None = None
+    root_key: str | None = None
+    budget: int | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Whether the request asks for the whole tree (every element, hidden ones included)."""
+        return self.filter == "all" and self.depth is None and self.root_key is None and self.budget is None
+
+
+WHOLE_TREE = SnapshotRequest()
+"""The request for the whole tree: `Driver.snapshot`'s default."""
 
 
 @attrs.frozen

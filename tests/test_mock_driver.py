@@ -56,6 +56,7 @@ from browser_toolset.drivers.mock import (
     textbox,
 )
 from browser_toolset.values import (
+    WHOLE_TREE,
     AXNode,
     AXSnapshot,
     ConsoleEntry,
@@ -783,9 +784,9 @@ def test_every_call_is_recorded_with_its_defaults() -> None:
     assert not d.calls[-1].matches("click", button="right")
     with pytest.raises(TabGone):
         d.snapshot("mock-7")
-    assert d.calls[-1] == Call("snapshot", handle="mock-7")  # failing calls are recorded too
+    assert d.calls[-1] == Call("snapshot", handle="mock-7", request=WHOLE_TREE)  # failing calls are recorded too
     assert [c.method for c in d.calls] == ["click", "snapshot"]
-    assert d.calls_to("snapshot") == [Call("snapshot", handle="mock-7")]
+    assert d.calls_to("snapshot") == [Call("snapshot", handle="mock-7", request=WHOLE_TREE)]
     assert repr(d.calls[0]).startswith("Call('click', handle='mock-1', point=Point(x=10, y=20)")
     with pytest.raises(AttributeError, match="no argument 'url'"):
         _ = d.calls[0].url

@@ -16,7 +16,9 @@ import attrs
 
 from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
+from browser_toolset.driver_options import DriverOption
 from browser_toolset.values import (
+    WHOLE_TREE,
     AXSnapshot,
     Capture,
     ConsoleEntry,
@@ -29,6 +31,7 @@ from browser_toolset.values import (
     NetworkEntry,
     Point,
     Size,
+    SnapshotRequest,
     TabInfo,
     parse_viewport,
 )
@@ -88,6 +91,17 @@ class MockDriver(Driver):
         start = start_url if start_url is not None else self.site.start
         if start is not None:
             self._browser.load(tab, self._browser.absolute(start), by_page=True, entry="replace")
+
+    @classmethod
+    def options(cls) -> tuple[DriverOption, ...]:
+        """The options `from_options` takes, declared for `browser-toolset` configuration."""
+        return (
+            DriverOption("site", "path", None, "a JSON site file (without it the mock starts with one blank tab)"),
+            DriverOption(
+                "viewport", "viewport", f"{DEFAULT_VIEWPORT.width}x{DEFAULT_VIEWPORT.height}", "the viewport size"
+            ),
+            DriverOption("start_url", "text", None, "the page the first tab opens (default: the site's start page)"),
+        )
 
     @classmethod
     def from_options(cls, options: Mapping[str, str]) -> MockDriver:
@@ -279,7 +293,8 @@ class MockDriver(Driver):
     # --- accessibility tree and elements -------------------------------------------------------------------------
 
     @_recorded
-    def snapshot(self, handle: str) -> AXSnapshot:
+    def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
+        # The whole tree answers every request (see `SnapshotRequest`): the executor applies it when rendering.
         return _snapshot(self._browser.tab(handle).doc, self._browser.viewport)
 
     @_recorded

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .driver import SeleniumDriver
 from .launch import CHROMIUM_FLAGS, find_browser_binary, find_driver_binary
-from .options import BROWSERS, DIALOG_POLICIES, Browser, DialogPolicy, Option, SeleniumConfig, options
+from .options import BROWSERS, DIALOG_POLICIES, Browser, DialogPolicy, DriverOption, Option, SeleniumConfig, options
 from .script import walker_source
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "DIALOG_POLICIES",
     "Browser",
     "DialogPolicy",
+    "DriverOption",
     "Option",
     "SeleniumConfig",
     "SeleniumDriver",

@@ -25,12 +25,36 @@ from .connection import JSON, BidiConnection, BidiError, BidiTimeout, Handler
 from .errors import GONE_ERRORS, ContextGone
 from .events import EventQueue, as_dict
 
-__all__ = ["TERMINAL", "Contexts", "NavRecord"]
+__all__ = ["TERMINAL", "TITLE_CHANNEL", "TITLE_WATCH", "Contexts", "NavRecord"]
 
 MAX_NAVIGATIONS = 500
 
 TERMINAL: tuple[str, ...] = ("load", "failed", "aborted", "download")
 """Navigation stages after which nothing more happens to a navigation."""
+
+TITLE_CHANNEL = "browser-toolset-title"
+"""The `script.message` channel the title watch reports on."""
+
+TITLE_WATCH = """(send) => {
+  let last = null;
+  const report = (force) => {
+    const title = document.title;
+    if (force === true || title !== last) {
+      last = title;
+      send(title);
+    }
+  };
+  const watch = () => {
+    report(true);
+    new MutationObserver(report).observe(document, { subtree: true, childList: true, characterData: true });
+  };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch, { once: true });
+  else watch();
+  window.addEventListener("pageshow", (event) => { if (event.persisted) report(true); });
+}"""
+"""A preload script (in the page realm of every new document): reports the document's title on
+`TITLE_CHANNEL` once the document is parsed, whenever it changes, and when the page comes back from the
+back/forward cache, so listing tabs needs no round trip per tab."""
 
 OpenedListener = Callable[[str, "str | None"], None]
 ClosedListener = Callable[[frozenset[str]], None]
@@ -62,6 +86,10 @@ class _Context:
     navigation id than the one it started with, and sends no load event for it)."""
     loaded_seq: int = 0
     """When a document last finished loading in this context (a browser's error page included)."""
+    url: str | None = None
+    """The URL of the context's document as the events tell it, None when they have not yet."""
+    title: str | None = None
+    """The document's title as the page's title watch (`TITLE_CHANNEL`) last reported it; None when unknown."""
 
 
 class Contexts:
@@ -101,6 +129,7 @@ class Contexts:
             "browsingContext.navigationAborted": lambda p: self._navigation_stage(p, "aborted"),
             "browsingContext.fragmentNavigated": self._same_document,
             "browsingContext.historyUpdated": self._same_document,
+            "script.message": self._message,
             "browsingContext.downloadWillBegin": self._download_began,
             "network.responseStarted": self._response,
             "network.responseCompleted": self._response,
@@ -123,7 +152,10 @@ class Contexts:
             for info in contexts:
                 handle = str(info["context"])
                 self._own.add(handle)
-                self._add_context(handle, None)
+                if self._add_context(handle, None) and info.get("url"):
+                    self._contexts[handle].url = str(info["url"])
+                    if info["url"] == "about:blank":
+                        self._contexts[handle].title = ""
 
     # --- commands about a tab -------------------------------------------------------------------------------------
 
@@ -195,6 +227,43 @@ class Contexts:
                 for r in self._navigations.values()
                 if r.context == handle and r.seq > seq and (refused or r.blocked_url is None)
             ]
+
+    def location(self, handle: str) -> tuple[str, str] | None:
+        """The tab's URL and title as the events tell them, or None when they cannot be trusted right now (not yet
+        reported, or a navigation under way)."""
+        with self._lock:
+            context = self._contexts.get(handle)
+            if context is None or context.url is None or context.title is None:
+                return None
+            for record in reversed(self._navigations.values()):
+                if record.context == handle and not record.blocked_url:
+                    if record.stage in ("started", "committed"):
+                        return None
+                    break
+            return context.url, context.title
+
+    def assume_blank(self, handle: str) -> None:
+        """Note that a tab the driver opened shows its first, blank page: no event will say so (the title watch does
+        not run there), and listing it should cost no round trip."""
+        with self._lock:
+            context = self._contexts.get(handle)
+            if context is not None and context.url is None:
+                context.url = "about:blank"
+            if context is not None and context.url == "about:blank" and context.title is None:
+                context.title = ""
+
+    def restored(self, record: NavRecord) -> None:
+        """A navigation that ended without an event (a back/forward-cache restore in Firefox): its document is in."""
+        with self._lock:
+            current = self._navigations.get(record.navigation)
+            if current is not None and current.stage not in TERMINAL:
+                self._update(current, stage="load")
+            context = self._contexts.get(record.context)
+            if context is not None:
+                context.url = record.url
+                # The watch's report of the restored title may have come first or be on its way: read it afresh.
+                context.title = None
+            self._bump()
 
     def latest_navigation(self, handle: str) -> NavRecord | None:
         """The newest navigation of `handle` the guard did not refuse."""
@@ -332,6 +401,8 @@ class Contexts:
         with self._lock:
             if not self._add_context(handle, str(parent) if parent else None):
                 return
+            # Its URL stays unknown until a navigation event names one: Chromium can announce a tab opened by a
+            # middle click after the events of its first page, with the URL it had before them (about:blank).
             self._bump()
             if parent:
                 return
@@ -412,11 +483,30 @@ class Contexts:
                 context.loaded_seq = seq
             if context is not None and stage == "committed":
                 context.committed_seq = seq
+                context.title = None  # a new document: its title watch reports its title
+            if context is not None and stage in ("committed", "domContentLoaded", "load") and params.get("url"):
+                context.url = str(params["url"])
 
     def _same_document(self, params: JSON) -> None:
         """A fragment or History API change: the document stays, but waiters may be waiting on any change."""
         with self._lock:
+            context = self._contexts.get(str(params.get("context")))
+            if context is not None and params.get("url"):
+                context.url = str(params["url"])
             self._bump()
+
+    def _message(self, params: JSON) -> None:
+        """A report of the title watch (`TITLE_WATCH`)."""
+        if params.get("channel") != TITLE_CHANNEL:
+            return
+        data = as_dict(params.get("data"))
+        handle = str(as_dict(params.get("source")).get("context") or "")
+        if data.get("type") != "string":
+            return
+        with self._lock:
+            context = self._contexts.get(handle)
+            if context is not None and context.parent is None:
+                context.title = str(data.get("value") or "")
 
     def _download_began(self, params: JSON) -> None:
         """A URL that turns out to be a file ends its navigation with a download instead of a document."""

@@ -16,12 +16,14 @@ state and its lock (`contexts`, `tabs`, `navigation`, `input`, `script`, `elemen
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from browser_toolset.driver import Driver
+from browser_toolset.driver_errors import DriverError
 from browser_toolset.values import (
+    WHOLE_TREE,
     AXSnapshot,
     Capture,
     ConsoleEntry,
@@ -34,6 +36,7 @@ from browser_toolset.values import (
     NetworkEntry,
     Point,
     Size,
+    SnapshotRequest,
     TabInfo,
     TabOpened,
 )
@@ -42,6 +45,7 @@ from .connection import BidiConnection, BidiError, Listener
 from .contexts import Contexts
 from .dialogs import Dialogs
 from .downloads import Downloads
+from .egress import EgressPolicy
 from .elements import Elements
 from .errors import bidi_errors
 from .events import EventQueue
@@ -70,6 +74,15 @@ class SeleniumDriver(Driver):
         self.name = f"selenium-{self.config.browser}" + ("-remote" if self.config.remote_url else "")
         self._closed = False
         self._close_lock = threading.Lock()
+        self._restart_lock = threading.Lock()
+        self._allows: Callable[[str], bool] | None = None
+        self._death: str | None = None  # why the browser or its WebDriver died, set by the watchdog
+        self.restarts = 0
+        self._boot()
+
+    def _boot(self) -> None:
+        """Start a browser and wire the parts to it (at construction, and again on a restart)."""
+        self._death = None
         self._session: LaunchedSession = launch(self.config)
         try:
             self._conn = BidiConnection(self._session.websocket_url, timeout=self.config.command_timeout)
@@ -86,7 +99,10 @@ class SeleniumDriver(Driver):
             self._console = ConsoleLog(self._contexts)
             self._downloads = Downloads(self._events, None if self.config.remote_url else self._session.download_dir)
             self._dialogs = Dialogs(self._conn, self._events, accept=self.config.dialog_policy == "accept")
+            if self._allows is not None:
+                self.set_url_guard(self._allows)
             self._start()
+            self._session.watch(self._on_death)
         except BaseException:
             self.close()
             raise
@@ -174,7 +190,11 @@ class SeleniumDriver(Driver):
     # --- navigation -----------------------------------------------------------------------------------------------
 
     def set_url_guard(self, allows: Callable[[str], bool]) -> None:
+        """The BiDi guard gets `allows`; the egress proxy gets the policy behind it (see `EgressPolicy.from_guard`)."""
+        self._allows = allows
         self._guard.set(allows)
+        if self._session.proxy is not None:
+            self._session.proxy.set_policy(EgressPolicy.from_guard(allows))
 
     def navigate(self, handle: str, url: str) -> NavigationOutcome:
         return self._navigation.navigate(handle, url)
@@ -226,8 +246,8 @@ class SeleniumDriver(Driver):
 
     # --- accessibility tree and elements --------------------------------------------------------------------------
 
-    def snapshot(self, handle: str) -> AXSnapshot:
-        return self._elements.snapshot(handle)
+    def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
+        return self._elements.snapshot(handle, request)
 
     def element_center(self, handle: str, key: str) -> Point:
         return self._elements.element_center(handle, key)
@@ -274,21 +294,87 @@ class SeleniumDriver(Driver):
             if self._closed:
                 return
             self._closed = True
+        self._teardown()
+
+    def _teardown(self, *, graceful: bool = True) -> None:
+        """End the connection, the browser, every process it started, the proxy and the temporary folders."""
         conn = getattr(self, "_conn", None)
         if conn is not None:
             conn.close()
         session = getattr(self, "_session", None)
-        if session is None:
+        if session is not None:
+            session.shutdown(graceful=graceful)
+
+    # --- faults ---------------------------------------------------------------------------------------------------
+
+    def _on_death(self, why: str) -> None:
+        """The watchdog's report (on its thread): the WebDriver binary or the browser is gone and its processes
+        have been ended."""
+        self._death = why
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+
+    def dead(self) -> str | None:
+        """Why the browser session can no longer answer, or None while it can."""
+        if self._death is not None:
+            return self._death
+        if self._conn.closed:
+            return self._session.death() or "the connection to the browser closed"
+        return None
+
+    def _revive(self, call: str) -> None:
+        """Before each call: with a dead browser, fail saying so, or (with `restart=on`) start a fresh one. A call
+        about the old tabs then fails saying a fresh browser was started; the next `list_tabs` (which the executor
+        also reads for every result's tab inventory) shows the new browser's tabs."""
+        if self._closed:
             return
-        try:
-            session.webdriver.quit()
-        except Exception:  # the browser may already be gone; closing must not fail
-            log.debug("quitting the WebDriver session failed", exc_info=True)
-        for folder in session.temp_dirs:
-            shutil.rmtree(folder, ignore_errors=True)
+        why = self.dead()
+        if why is None:
+            return
+        if not self.config.restart:
+            raise DriverError(
+                f"the browser session has ended ({why}). Start a new session, or use the driver option restart=on "
+                "to start a fresh browser automatically."
+            )
+        log.warning("%s: %s; starting a fresh browser", self.name, why)
+        with self._restart_lock:
+            if self.dead() is not None:
+                self._teardown(graceful=False)
+                self._boot()
+                self.restarts += 1
+        if call in _ANSWERED_AFTER_RESTART:
+            return
+        raise DriverError(
+            f"the browser had stopped ({why}), so a fresh browser was started with one blank tab: every earlier tab "
+            "is gone. Call list_tabs to see the new browser's tabs, then repeat the action."
+        )
 
     def __enter__(self) -> SeleniumDriver:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_ANSWERED_AFTER_RESTART = frozenset({"list_tabs", "drain_events", "open_tab"})
+"""Calls that do not name an old tab, and so are answered by a freshly restarted browser."""
+
+_NOT_GUARDED = frozenset({"close", "set_url_guard", "dead"})
+
+
+def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def call(self: SeleniumDriver, *args: Any, **kwargs: Any) -> Any:
+        self._revive(name)
+        return method(self, *args, **kwargs)
+
+    call.__name__ = method.__name__
+    call.__qualname__ = method.__qualname__
+    call.__doc__ = method.__doc__
+    return call
+
+
+# Every protocol call first checks that the browser is alive (and restarts it with restart=on).
+for _name in [name for name in vars(Driver) if not name.startswith("_") and callable(getattr(Driver, name))]:
+    if _name not in _NOT_GUARDED and callable(vars(SeleniumDriver).get(_name)):
+        setattr(SeleniumDriver, _name, _guarded(_name, vars(SeleniumDriver)[_name]))

@@ -14,14 +14,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue
-from browser_toolset.values import STATE_TOKENS, AXNode, AXSnapshot, FormValue, Point, Rect, Size
+from browser_toolset.values import (
+    STATE_TOKENS,
+    WHOLE_TREE,
+    AXNode,
+    AXSnapshot,
+    FormValue,
+    Point,
+    Rect,
+    Size,
+    SnapshotRequest,
+)
 
 from .connection import BidiError
 from .contexts import Contexts
 from .errors import bidi_errors, context_lost
 from .navigation import Navigator
 from .options import SeleniumConfig
-from .script import Scripts, decode, encode, walker_declaration
+from .script import WALKER_MISSING, Scripts, decode, encode, walker_call_declaration, walker_declaration, walker_text
 from .tabs import Tabs
 
 __all__ = ["KEY_SEPARATOR", "Elements", "ax_snapshot"]
@@ -41,6 +51,9 @@ _WHAT: dict[str, str] = {
 
 _STATE_ORDER = {state: index for index, state in enumerate(STATE_TOKENS)}
 
+MAX_CACHED_SNAPSHOTS = 16
+"""Snapshots kept for reads of unchanged pages (see `Elements.snapshot`), over all tabs and requests."""
+
 
 class Elements:
     """`snapshot` and the calls that act on one element by key."""
@@ -56,58 +69,118 @@ class Elements:
         self._lock = threading.Lock()
         self._documents: dict[str, tuple[str, int]] = {}
         """Per tab: the document its last snapshot read, and the commit count then (see `_local_key`)."""
+        self._noted: dict[str, tuple[str, str]] = {}
+        """Per tab: the sandbox realm the walker last answered from, and the tab's latest navigation then."""
+        self._installed: set[str] = set()
+        """Sandbox realms the walker is installed in."""
+        self._cache: dict[tuple[str, SnapshotRequest], tuple[str, int, AXSnapshot]] = {}
+        """Per tab and request: the walker's change stamp, the commit count and the snapshot of the last read."""
 
     def forget_contexts(self, handles: frozenset[str]) -> None:
         with self._lock:
             for handle in handles:
                 self._documents.pop(handle, None)
+                self._noted.pop(handle, None)
+            self._cache = {key: value for key, value in self._cache.items() if key[0] not in handles}
 
     # --- the walker -----------------------------------------------------------------------------------------------
 
     def _walker(self, handle: str, op: str, arg: Mapping[str, Any], *, raw: bool = False) -> Any:
-        """Call the walker's `op`. Returns the parsed JSON (or, with `raw`, the BiDi RemoteValue for `element`)."""
+        """Call the walker's `op`. Returns the parsed JSON (or, with `raw`, the BiDi RemoteValue for `element`).
+
+        The walker's source goes over the wire once per realm: the first call installs it there, later calls in
+        a realm known to have it send a short call of the installed function (see `script.walker_declaration`)."""
         self._tabs.check(handle)
-        params = {
-            "functionDeclaration": walker_declaration(),
-            "arguments": [{"type": "string", "value": op}, encode(dict(arg))],
-            "awaitPromise": False,
-            "resultOwnership": "none",
-            "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": 1},
-        }
+        arguments = [{"type": "string", "value": op}, encode(dict(arg))]
         with bidi_errors(_WHAT.get(op, "run the page walker")):
-            for attempt in range(3):
+            attempt = 0
+            while attempt < 3:
+                navigation = self._navigation_id(handle)  # before the call: a realm is noted for this one
+                realm = self._scripts.realm_for(handle) or self._noted_realm(handle)
+                with self._lock:
+                    short = realm is not None and realm in self._installed
+                params = {
+                    "functionDeclaration": walker_call_declaration() if short else walker_declaration(),
+                    "arguments": arguments,
+                    "awaitPromise": True,  # a long result comes compressed, through a promise
+                    "resultOwnership": "none",
+                    "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": 1},
+                }
                 try:
                     reply = self._scripts.run(
-                        handle, "script.callFunction", params, sandbox=True, timeout=self._config.script_timeout
+                        handle,
+                        "script.callFunction",
+                        params,
+                        sandbox=True,
+                        timeout=self._config.script_timeout,
+                        realm=realm,
                     )
                 except BidiError as exc:
                     if attempt < 2 and context_lost(exc):
                         # The document was replaced under the call (a navigation): wait for the new one and retry.
                         self._navigation.wait_settled(handle, 5.0)
+                        attempt += 1
                         continue
                     raise
                 if reply.get("type") == "exception":
                     details = reply.get("exceptionDetails") or {}
                     raise DriverError(f"the page walker failed: {details.get('text') or 'a script error'}")
                 result = reply.get("result") or {}
+                if short and result.get("value") == WALKER_MISSING:
+                    with self._lock:
+                        self._installed.discard(str(realm))
+                    continue  # a realm without the walker after all: install it (not a failed attempt)
+                if not short and reply.get("realm"):
+                    with self._lock:
+                        if len(self._installed) > 10_000:
+                            self._installed.clear()  # realms of closed documents; reinstalling costs one call
+                        self._installed.add(str(reply["realm"]))
+                        self._noted[handle] = (str(reply["realm"]), navigation)
                 if raw:
                     return result
                 value = decode(result)
                 if not isinstance(value, str):
                     return value
                 try:
-                    return json.loads(value)
+                    return json.loads(walker_text(value))
                 except (ValueError, RecursionError) as exc:
                     raise DriverError("the page walker returned a result too deeply nested to read") from exc
         raise DriverError("the page kept navigating while it was being read")
 
+    def _navigation_id(self, handle: str) -> str:
+        latest = self._contexts.latest_navigation(handle)
+        return latest.navigation if latest is not None else ""
+
+    def _noted_realm(self, handle: str) -> str | None:
+        """The sandbox realm the walker last answered from in the tab, while no navigation has started since: for a
+        browser that does not announce sandbox realms (Firefox). A stale one fails, and `Scripts.run` then
+        addresses the tab by context."""
+        with self._lock:
+            noted = self._noted.get(handle)
+        if noted is None or noted[1] != self._navigation_id(handle):
+            return None
+        return noted[0]
+
     # --- the tree -------------------------------------------------------------------------------------------------
 
-    def snapshot(self, handle: str) -> AXSnapshot:
+    def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
+        """The walker prunes the tree for `request` in the page and sends it in its compact encoding. When the
+        page has not changed since the last read of the same request (the walker's change stamp, checked in the
+        same call), that read's snapshot is returned without walking again."""
+        arg: dict[str, Any] = {"compact": True, "filter": request.filter}
+        if request.depth is not None:
+            arg["depth"] = max(1, request.depth)
+        if request.budget is not None:
+            arg["budget"] = max(1, request.budget)
+        if request.root_key is not None:
+            arg["root"] = self._local_key(handle, request.root_key)
         for _ in range(3):
             self._contexts.settle(1.0)
             committed = self._contexts.committed(handle)
-            raw = self._walker(handle, "snapshot", {})
+            with self._lock:
+                cached = self._cache.get((handle, request))
+            arg["since"] = cached[0] if cached is not None and cached[1] == committed else ""
+            raw = self._walker(handle, "snapshot", arg)
             self._contexts.settle(1.0)
             if self._contexts.committed(handle) == committed:
                 break
@@ -117,7 +190,22 @@ class Elements:
         # Noted before the walk: a document that commits during it makes these keys stale, never the reverse.
         with self._lock:
             self._documents[handle] = (document, committed)
-        return ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{document}")
+        if isinstance(raw, dict) and raw.get("unchanged"):
+            if cached is not None and cached[2].document == document:
+                return cached[2]
+            arg["since"] = ""  # nothing to reuse after all (a race with another read): walk
+            raw = self._walker(handle, "snapshot", arg)
+        snapshot = ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{document}")
+        stamp = raw.get("stamp") if isinstance(raw, dict) else None
+        with self._lock:
+            if isinstance(stamp, str) and stamp:
+                self._cache.pop((handle, request), None)
+                while len(self._cache) >= MAX_CACHED_SNAPSHOTS:
+                    del self._cache[next(iter(self._cache))]  # the oldest
+                self._cache[(handle, request)] = (stamp, committed, snapshot)
+            else:
+                self._cache.pop((handle, request), None)
+        return snapshot
 
     def _local_key(self, handle: str, key: str) -> str:
         """The walker's own key inside a driver key, or `ElementGone` when the key is from another document."""
@@ -186,7 +274,58 @@ def ax_snapshot(raw: Any, qualify: Callable[[str], str] = str) -> AXSnapshot:
         raise DriverError("the page walker returned no accessibility tree")
     viewport = _mapping(raw.get("viewport"))
     size = Size(int(viewport.get("width") or 0), int(viewport.get("height") or 0))
-    return AXSnapshot(document=str(raw.get("document") or ""), root=_ax_tree(raw["root"], qualify), viewport=size)
+    root = raw["root"]
+    try:
+        tree = _compact_tree(root, qualify) if "r" in root else _ax_tree(root, qualify)
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise DriverError("the page walker returned a malformed accessibility tree") from exc
+    return AXSnapshot(document=str(raw.get("document") or ""), root=tree, viewport=size)
+
+
+def _compact_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXNode:
+    """`_ax_tree` for the walker's compact encoding (one-letter keys, defaults left out). Breadth-first order puts
+    each node's children side by side, so building it backwards finds every node's children built, in one slice.
+    The walker made this JSON, so its shape is trusted as far as Python's types go; a malformed tree fails
+    `ax_snapshot` with a `DriverError`."""
+    order: list[Mapping[str, Any]] = [root]
+    starts: list[int] = []
+    index = 0
+    while index < len(order):
+        children = order[index].get("c")
+        starts.append(len(order))
+        if children:
+            order.extend(children)
+        index += 1
+    built: list[AXNode] = [None] * len(order)  # type: ignore[list-item]
+    state_order = _STATE_ORDER
+    for index in range(len(order) - 1, -1, -1):
+        node = order[index]
+        children = node.get("c")
+        kids = tuple(built[starts[index] : starts[index] + len(children)]) if children else ()
+        states = node.get("s")
+        known: tuple[str, ...] = ()
+        if states:
+            known = tuple(sorted({s for s in states if s in state_order}, key=state_order.__getitem__))
+        bounds = node.get("b")
+        level = node.get("l")
+        key = node.get("k")
+        value = node.get("v")
+        built[index] = AXNode(
+            role=str(node.get("r") or "generic"),
+            name=str(node.get("n") or ""),
+            key=None if key is None else qualify(str(key)),
+            value=None if value is None else str(value),
+            description=str(node.get("d") or ""),
+            placeholder=str(node.get("p") or ""),
+            states=known,
+            level=int(level) if isinstance(level, (int, float)) and not isinstance(level, bool) else None,
+            bounds=Rect(float(bounds[0]), float(bounds[1]), float(bounds[2]), float(bounds[3])) if bounds else None,
+            visible="h" not in node,
+            in_viewport="o" not in node,
+            interactive="i" in node,
+            children=kids,
+        )
+    return built[0]
 
 
 def _ax_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXNode:

@@ -190,12 +190,27 @@ class Navigator:
         if latest is not None and latest.stage in ("started", "committed"):
             self.wait_loaded(handle, latest, timeout, READABLE)
 
+    def _restored(self, handle: str, record: NavRecord) -> bool:
+        """Whether the tab shows a complete document at the navigation's URL although no event said so."""
+        if not record.url:
+            return False
+        state = self._scripts.peek(handle, "[location.href, document.readyState]", timeout=2)
+        return isinstance(state, list) and state == [record.url, "complete"]
+
     def wait_loaded(self, handle: str, record: NavRecord, timeout: float, stages: tuple[str, ...]) -> bool:
         """Wait for a navigation to reach `stages`. A document that committed under another navigation id (a
         back/forward-cache restore) sends no load event: its `readyState` says when it is ready."""
         deadline = time.monotonic() + timeout
-        if not self._contexts.wait_navigation(record.navigation, timeout, stages):
-            return False
+        while not self._contexts.wait_navigation(
+            record.navigation, min(0.25, max(0.0, deadline - time.monotonic())), stages
+        ):
+            # Firefox restores a page from its back/forward cache with a `navigationStarted` and nothing after it
+            # (no commit, no load): the restored document itself says when it is there.
+            if self._restored(handle, record):
+                self._contexts.restored(record)
+                return True
+            if time.monotonic() >= deadline:
+                return False
         latest = self._contexts.navigation(record.navigation) or record
         if latest.stage in stages or latest.stage in ("failed", "aborted", "download"):
             return True

@@ -14,9 +14,19 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from browser_toolset.driver_options import DriverOption, OptionType
 from browser_toolset.values import Size, parse_viewport
 
-__all__ = ["BROWSERS", "DIALOG_POLICIES", "Browser", "DialogPolicy", "Option", "SeleniumConfig", "options"]
+__all__ = [
+    "BROWSERS",
+    "DIALOG_POLICIES",
+    "Browser",
+    "DialogPolicy",
+    "DriverOption",
+    "Option",
+    "SeleniumConfig",
+    "options",
+]
 
 Browser = Literal["chromium", "chrome", "firefox"]
 DialogPolicy = Literal["dismiss", "accept"]
@@ -157,6 +167,16 @@ class SeleniumConfig:
             "driver_binary", "a file path", "chromedriver or geckodriver (default: the environment, then PATH)"
         ),
     )
+    profile_dir: str | None = attrs.field(
+        default=None,
+        converter=_optional_text,
+        metadata=_option(
+            "profile_dir",
+            "a folder path",
+            "a persistent browser profile (Chromium user-data-dir, Firefox profile), kept after close; created if "
+            "missing (default: a fresh temporary profile)",
+        ),
+    )
     download_dir: str | None = attrs.field(
         default=None,
         converter=_optional_text,
@@ -186,6 +206,24 @@ class SeleniumConfig:
         converter=_seconds,
         metadata=_option(
             "script_timeout", "a number of seconds above 0", "how long javascript_exec and page reads may take"
+        ),
+    )
+    egress: bool = attrs.field(
+        default=True,
+        converter=_flag,
+        metadata=_option(
+            "egress",
+            "true or false (or yes/no, on/off, 1/0)",
+            "send every connection of a local browser through a proxy that applies the URL policy (remote: no effect)",
+        ),
+    )
+    restart: bool = attrs.field(
+        default=False,
+        converter=_flag,
+        metadata=_option(
+            "restart",
+            "true or false (or yes/no, on/off, 1/0)",
+            "start a fresh browser on the next call after the browser or its WebDriver died",
         ),
     )
     extra_args: tuple[str, ...] = attrs.field(
@@ -228,6 +266,51 @@ def options_by_field() -> dict[str, Option]:
     return {field.name: field.metadata[_OPTION] for field in attrs.fields(SeleniumConfig) if _OPTION in field.metadata}
 
 
-def options() -> tuple[Option, ...]:
-    """Every driver option `from_options` understands (what `--driver selenium -o key=value` passes)."""
-    return tuple(options_by_field().values())
+def _declared_type(field: attrs.Attribute[Any]) -> tuple[OptionType, tuple[str, ...]]:
+    converter: Any = field.converter
+    if converter is _browser:
+        return "choice", BROWSERS
+    if converter is _dialog_policy:
+        return "choice", DIALOG_POLICIES
+    kinds: dict[Any, OptionType] = {_flag: "bool", _seconds: "number", _viewport: "viewport", _remote_url: "url"}
+    if converter in kinds:
+        return kinds[converter], ()
+    if converter is _args:
+        return "list", ()
+    if field.name.endswith(("_dir", "_binary")):
+        return "path", ()
+    return "text", ()
+
+
+def _default_text(value: object) -> str | None:
+    if value is None or isinstance(value, attrs.Factory):  # type: ignore[arg-type]
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Size):
+        return f"{value.width}x{value.height}"
+    if isinstance(value, tuple):
+        return " ".join(str(item) for item in value)
+    return str(value)
+
+
+def options() -> tuple[DriverOption, ...]:
+    """Every driver option `from_options` understands (what `--driver selenium -o key=value` passes), declared with
+    its type, default and help (`browser_toolset.driver_options`)."""
+    declared = []
+    for field in attrs.fields(SeleniumConfig):
+        option = field.metadata.get(_OPTION)
+        if option is None:
+            continue
+        kind, choices = _declared_type(field)
+        declared.append(
+            DriverOption(
+                key=option.key,
+                type=kind,
+                default=_default_text(field.default),
+                help=option.help,
+                accepts=option.accepts,
+                choices=choices,
+            )
+        )
+    return tuple(declared)

@@ -9,12 +9,14 @@ before use and an argument needs encoding.
 
 from __future__ import annotations
 
+import base64
 import functools
 import importlib.resources
 import json
 import math
 import threading
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,13 +29,16 @@ from .errors import ContextGone, bidi_errors, context_lost
 __all__ = [
     "MAX_RENDERED_CHARS",
     "SANDBOX",
+    "WALKER_MISSING",
     "Realms",
     "Scripts",
     "decode",
     "encode",
     "render",
+    "walker_call_declaration",
     "walker_declaration",
     "walker_source",
+    "walker_text",
 ]
 
 SANDBOX = "browser-toolset"
@@ -53,16 +58,82 @@ def walker_source() -> str:
     return (importlib.resources.files("browser_toolset.drivers.selenium") / "walker.js").read_text("utf-8")
 
 
+WALKER_SLOT = "__browserToolsetWalkerCall"
+"""Where the walker function is kept in a sandbox realm once installed (pages cannot see the sandbox's global)."""
+
+WALKER_MISSING = "\u0000walker-missing"
+"""What `walker_call_declaration` returns in a realm the walker was never installed in."""
+
+COMPRESSED_PREFIX = "\u0001"
+"""Starts a walker result sent gzipped and base64-encoded (see `_WALKER_RETURN`)."""
+
+COMPRESS_FROM = 32_768
+"""Results of at least this many characters are gzipped in the page."""
+
+# Every op but `element` returns one JSON string. A long one is gzipped first (with the browser's native
+# CompressionStream) and sent base64-encoded: the browser's side of BiDi moves big messages at roughly 3 MB/s in
+# Chromium (ChromeDriver's BiDi mapper relays every byte through CDP and JSON twice), so 1.5 MB of snapshot costs
+# ~0.5 s to send but ~10 ms to compress. Where compressing fails (no CompressionStream), the plain text goes.
+_WALKER_RETURN = (
+    "  if (op === 'element') return result;\n"
+    "  const text = JSON.stringify(result === undefined ? null : result);\n"
+    f"  if (text.length < {COMPRESS_FROM} || typeof CompressionStream !== 'function') return text;\n"
+    "  try {\n"
+    "    const stream = new Blob([text]).stream().pipeThrough(new CompressionStream('gzip'));\n"
+    # A data URL does the base64 natively, and touches no typed array (Firefox's sandbox forbids reading those).
+    "    return new Response(stream).blob().then((blob) => new Promise((resolve, reject) => {\n"
+    "      const reader = new FileReader();\n"
+    "      reader.onload = () => {\n"
+    "        const url = String(reader.result);\n"
+    f"        resolve({json.dumps(COMPRESSED_PREFIX)} + url.slice(url.indexOf(',') + 1));\n"
+    "      };\n"
+    "      reader.onerror = () => reject(reader.error);\n"
+    "      reader.readAsDataURL(blob);\n"
+    "    })).catch(() => text);\n"
+    "  } catch (error) {\n"
+    "    return text;\n"
+    "  }\n"
+)
+
+
+def walker_text(value: str) -> str:
+    """A walker result string as JSON text: decompressed when the page gzipped it (see `_WALKER_RETURN`)."""
+    if not value.startswith(COMPRESSED_PREFIX):
+        return value
+    try:
+        return zlib.decompress(base64.b64decode(value[len(COMPRESSED_PREFIX) :]), wbits=31).decode("utf-8")
+    except zlib.error as exc:
+        raise ValueError(f"a compressed walker result that does not decompress: {exc}") from exc
+
+
 @functools.cache
 def walker_declaration() -> str:
     """The walker wrapped so that every op but `element` returns one JSON string: a snapshot comes back several
     times faster as a string than as nested BiDi RemoteValues, and is parsed without recursing per DOM level.
-    `element` must return the node itself, since acting on it needs the `sharedId` BiDi gives nodes."""
+    `element` must return the node itself, since acting on it needs the `sharedId` BiDi gives nodes.
+
+    It also installs the walker in the realm (`WALKER_SLOT`), so that later calls there can send the short
+    `walker_call_declaration` instead of the walker's ~74 KB source."""
     return (
         "function (op, arg) {\n"
-        f"  const result = ({walker_source().strip().rstrip(';')}\n)(op, arg);\n"
-        "  return op === 'element' ? result : JSON.stringify(result === undefined ? null : result);\n"
-        "}"
+        f"  let walker = globalThis[{json.dumps(WALKER_SLOT)}];\n"
+        "  if (typeof walker !== 'function') {\n"
+        f"    walker = ({walker_source().strip().rstrip(';')}\n);\n"
+        f"    Object.defineProperty(globalThis, {json.dumps(WALKER_SLOT)}, "
+        "{ value: walker, configurable: true, writable: true });\n"
+        "  }\n"
+        "  const result = walker(op, arg);\n" + _WALKER_RETURN + "}"
+    )
+
+
+@functools.cache
+def walker_call_declaration() -> str:
+    """A call of the walker `walker_declaration` installed in the realm; `WALKER_MISSING` where it is not."""
+    return (
+        "function (op, arg) {\n"
+        f"  const walker = globalThis[{json.dumps(WALKER_SLOT)}];\n"
+        f"  if (typeof walker !== 'function') return {json.dumps(WALKER_MISSING)};\n"
+        "  const result = walker(op, arg);\n" + _WALKER_RETURN + "}"
     )
 
 
@@ -116,11 +187,18 @@ class Scripts:
         self._realms = realms
 
     def run(
-        self, handle: str, method: str, params: Mapping[str, Any], *, sandbox: bool, timeout: float | None = None
+        self,
+        handle: str,
+        method: str,
+        params: Mapping[str, Any],
+        *,
+        sandbox: bool,
+        timeout: float | None = None,
+        realm: str | None = None,
     ) -> JSON:
         """`method` in the tab's page realm or the driver's sandbox, targeting the realm by id when the browser
-        announced it (see `Realms`), else by context. Raises `BidiError`."""
-        realm = self._realms.realm_for(handle, SANDBOX if sandbox else "")
+        announced it (see `Realms`) or the caller names it (`realm`), else by context. Raises `BidiError`."""
+        realm = realm or self._realms.realm_for(handle, SANDBOX if sandbox else "")
         if realm is not None:
             try:
                 return self._contexts.command(handle, method, {**params, "target": {"realm": realm}}, timeout=timeout)
@@ -131,6 +209,10 @@ class Scripts:
                 self._realms.forget(realm)
         target = {"context": handle, "sandbox": SANDBOX} if sandbox else {"context": handle}
         return self._contexts.command(handle, method, {**params, "target": target}, timeout=timeout)
+
+    def realm_for(self, handle: str) -> str | None:
+        """The sandbox realm of the tab's current document, when the browser announced it."""
+        return self._realms.realm_for(handle, SANDBOX)
 
     def peek(
         self, handle: str, expression: str, *, timeout: float, await_promise: bool = False, sandbox: bool = True

@@ -18,7 +18,7 @@ from browser_toolset.driver_errors import DriverError, TabGone
 from browser_toolset.values import Capture, Size, TabInfo
 
 from .connection import BidiConnection, BidiError, BidiTimeout
-from .contexts import Contexts
+from .contexts import TITLE_CHANNEL, TITLE_WATCH, Contexts
 from .errors import GONE_ERRORS, ContextGone, bidi_errors
 from .options import SeleniumConfig
 from .script import Scripts
@@ -60,11 +60,26 @@ class Tabs:
     def start(self, handles: Iterable[str]) -> None:
         """Size the tabs the session started with; the first is the active one."""
         handles = list(handles)
+        self._watch_titles()
         with bidi_errors("set the viewport"):
             for handle in handles:
                 self.apply_viewport(handle)
         if handles:
             self._set_active(handles[0])
+
+    def _watch_titles(self) -> None:
+        """Install the title watch in every new document (see `contexts.TITLE_WATCH`); without it, listing tabs
+        reads each title with a round trip."""
+        params = {
+            "functionDeclaration": TITLE_WATCH,
+            "arguments": [{"type": "channel", "value": {"channel": TITLE_CHANNEL, "ownership": "none"}}],
+            # The page's own realm: Chromium drops channel messages sent from a sandbox, and a title is the page's
+            # to set anyway (it defines no global the page could see or call).
+        }
+        try:
+            self._conn.command("script.addPreloadScript", params)
+        except BidiError as exc:
+            log.info("selenium-%s cannot watch titles: %s", self._config.browser, exc)
 
     # --- checks ---------------------------------------------------------------------------------------------------
 
@@ -152,6 +167,16 @@ class Tabs:
 
     def listing(self) -> list[TabInfo]:
         self._contexts.settle(0.5)
+        handles = [handle for handle in self._contexts.tabs() if not self._is_parked(handle)]
+        known = [self._contexts.location(handle) for handle in handles]
+        if handles and all(location is not None for location in known):
+            # The common case: every tab's URL and title are known from events, no round trip needed.
+            active = self.active()
+            return [
+                TabInfo(handle, location[0], location[1], active=handle == active)
+                for handle, location in zip(handles, known)
+                if location is not None
+            ]
         with bidi_errors("list the tabs"):
             tree = self._conn.command("browsingContext.getTree", {"maxDepth": 0})
         listed: list[tuple[str, str]] = []
@@ -160,7 +185,12 @@ class Tabs:
             if not self._is_parked(handle):
                 listed.append((handle, str(context.get("url") or "")))
         active = self.active()
-        return [TabInfo(handle, url, self._scripts.title(handle), active=handle == active) for handle, url in listed]
+        infos = []
+        for handle, url in listed:
+            location = self._contexts.location(handle)
+            title = location[1] if location is not None else self._scripts.title(handle)
+            infos.append(TabInfo(handle, url, title, active=handle == active))
+        return infos
 
     def active(self) -> str | None:
         self._contexts.settle(0.5)
@@ -198,6 +228,9 @@ class Tabs:
         self._set_active(handle)
         if parked is not None:
             self._navigate_blank(handle)
+        self._contexts.settle(0.5)
+        if not self._contexts.navigations_since(handle, 0):
+            self._contexts.assume_blank(handle)
         return handle
 
     def _unpark(self) -> str | None:
@@ -253,6 +286,10 @@ class Tabs:
 
     def location(self, handle: str, *, title: bool = True) -> tuple[str, str]:
         """The tab's URL (as the browser reports it) and title; empty when the browser cannot say right now."""
+        self._contexts.settle(0.5)
+        known = self._contexts.location(handle)
+        if known is not None:
+            return known if title else (known[0], "")
         url = ""
         try:
             tree = self._contexts.command(handle, "browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5)
@@ -296,6 +333,9 @@ class Tabs:
 
     def _screenshot(self, handle: str) -> bytes:
         reply = self._contexts.command(
-            handle, "browsingContext.captureScreenshot", {"context": handle, "origin": "viewport"}, timeout=20
+            handle,
+            "browsingContext.captureScreenshot",
+            {"context": handle, "origin": "viewport"},
+            timeout=self._config.command_timeout,
         )
         return base64.b64decode(str(reply.get("data") or ""))

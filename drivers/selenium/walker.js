@@ -8,6 +8,11 @@ function (op, arg) {
    *
    *   snapshot       {sparse?}       -> {document, viewport: {width, height}, root: node}; with sparse: true,
    *                                     every node field at its default is left out (see sparse())
+   *                  {compact?, filter?, depth?, budget?, root?, since?}
+   *                                  -> the same, pruned for a partial read (see prune()), in the compact
+   *                                     encoding, with `truncated` when the budget of nodes ran out and `stamp`
+   *                                     (see changeStamp()); {document, unchanged: true} when `since` is the
+   *                                     current stamp
    *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
    *   center         {key}           -> {x, y} centre of the visible part of the border box, scrolling it into
    *                                     view first when it is not wholly visible; {error} without a box; null
@@ -220,7 +225,10 @@ function (op, arg) {
   // The flat tree: shadow roots replace their host's children, slots show their assigned nodes.
 
   function flatChildren(el) {
-    if (el.shadowRoot) return el.shadowRoot.childNodes;
+    if (el.shadowRoot) {
+      state.unobservable = true;
+      return el.shadowRoot.childNodes;
+    }
     if (el.localName === "slot" && isHTML(el)) {
       const assigned = el.assignedNodes();
       return assigned.length ? assigned : el.childNodes;
@@ -1162,7 +1170,159 @@ function (op, arg) {
     return out;
   }
 
+  // The same node in the compact encoding the driver reads: one-letter keys, defaults left out as in sparse(),
+  // and flags as 1 (h: hidden, o: outside the viewport, i: interactive).
+  function compact(node) {
+    const out = { r: node.role };
+    if (node.name) out.n = node.name;
+    if (node.key !== null) out.k = node.key;
+    if (node.value !== null) out.v = node.value;
+    if (node.description) out.d = node.description;
+    if (node.placeholder) out.p = node.placeholder;
+    if (node.states.length) out.s = node.states;
+    if (node.level !== null) out.l = node.level;
+    if (node.bounds !== null) out.b = node.bounds;
+    if (!node.visible) out.h = 1;
+    if (!node.inViewport) out.o = 1;
+    if (node.interactive) out.i = 1;
+    if (node.children.length) out.c = node.children.map(compact);
+    return out;
+  }
+
+  // Pruning for a read that shows only part of the tree (filter "visible"/"interactive", a depth, a root). It
+  // must never change what read_page prints (browser_toolset.tree_text): a node is dropped only when neither it
+  // nor anything under it could print, and a node that cannot print itself is replaced by its children, which
+  // keeps every printed node's level and nearest printed ancestor. A hidden node takes its subtree with it.
+  const WRAPPER_ROLES = new Set(["generic", "none", "presentation"]);
+  const CONTEXT_ROLES = new Set(["form", "dialog", "alertdialog", "region", "group", "search", "main", "article"]);
+
+  function includedBy(node, filter) {
+    if (filter === "visible") return node.inViewport;
+    if (filter === "interactive") return node.inViewport && node.interactive && node.role !== "text";
+    return true;
+  }
+
+  // Loosely a wrapper (states ignored): at least every node tree_text collapses, so a level counted with it is
+  // never above the printed one.
+  function looseWrapper(node) {
+    return WRAPPER_ROLES.has(node.role) && !node.name && !node.interactive && node.value === null &&
+      !node.description && !node.placeholder && node.level === null;
+  }
+
+  function prune(nodes, filter, depth, budget) {
+    // Iterative: pages nest deeper than the JS stack. Each frame turns a node list into the pruned list `out`.
+    const result = [];
+    const stack = [{ nodes, i: 0, level: 1, out: result }];
+    while (stack.length) {
+      const frame = stack[stack.length - 1];
+      if (frame.i >= frame.nodes.length) {
+        stack.pop();
+        if (frame.finish) frame.finish();
+        continue;
+      }
+      const node = frame.nodes[frame.i++];
+      if (!node.visible) continue;
+      if (budget.left <= 0) {
+        budget.truncated = true;
+        continue;
+      }
+      const included = includedBy(node, filter);
+      if (node.role === "text") {
+        if (node.name && included && (!depth || frame.level <= depth)) {
+          budget.left--;
+          frame.out.push(node);
+        }
+        continue;
+      }
+      const printsLoose = included && !looseWrapper(node);
+      if (printsLoose && depth && frame.level > depth) continue;
+      const childLevel = printsLoose ? frame.level + 1 : frame.level;
+      const mayPrint = included && !(looseWrapper(node) && !node.states.length);
+      // Named forms, dialogs, regions... stay as containers: the executor names them around a ref (CONTEXT_ROLES).
+      if (!mayPrint && !(node.name && CONTEXT_ROLES.has(node.role))) {
+        // Cannot print: its children take its place at its level.
+        if (node.children.length) stack.push({ nodes: node.children, i: 0, level: childLevel, out: frame.out });
+        continue;
+      }
+      budget.left--;
+      const kept = { ...node, children: [] };
+      frame.out.push(kept);
+      if (node.children.length) stack.push({ nodes: node.children, i: 0, level: childLevel, out: kept.children });
+    }
+    return result;
+  }
+
+  function findNode(root, key) {
+    const stack = [root];
+    while (stack.length) {
+      const node = stack.pop();
+      if (node.key === key) return node;
+      for (const child of node.children) stack.push(child);
+    }
+    return null;
+  }
+
+  // What the page looks like to a snapshot, cheaply: a new stamp whenever the DOM, scrolling, focus, input or
+  // the viewport may have changed what a walk would return; null when that cannot be told (shadow roots and
+  // frames are not observed, running animations change boxes without events).
+  function changeStamp() {
+    if (!state.watch) {
+      const watch = { changes: 0 };
+      const bump = () => {
+        watch.changes++;
+      };
+      watch.observer = new MutationObserver(bump);
+      watch.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      for (const type of ["scroll", "resize", "focusin", "focusout", "input", "change", "click", "mouseover",
+        "mouseout", "pointerdown", "pointerup", "keydown", "keyup", "load", "error", "toggle", "transitionend",
+        "animationstart", "animationend", "fullscreenchange", "pageshow", "visibilitychange"]) {
+        document.addEventListener(type, bump, { capture: true, passive: true });
+        window.addEventListener(type, bump, { capture: true, passive: true });
+      }
+      state.watch = watch;
+    }
+    if (state.unobservable) return null;
+    if (document.getAnimations && document.getAnimations().length) return null;
+    if (document.readyState !== "complete") return null;
+    return [state.id, state.watch.changes, window.scrollX, window.scrollY, window.innerWidth, window.innerHeight,
+      document.activeElement ? keyFor(document.activeElement) : ""].join(":");
+  }
+
   function snapshot(options) {
+    const stamp = options.since !== undefined ? changeStamp() : null;
+    if (stamp !== null && options.since === stamp) return { document: state.id, unchanged: true };
+    const full = walkTree();
+    let root = full.root;
+    let truncated = false;
+    const filter = options.filter || "all";
+    const depth = options.depth || 0;
+    const limit = options.budget || 0;
+    if (options.root || filter !== "all" || depth || limit) {
+      let top = root.children;
+      if (options.root) {
+        const scoped = findNode(root, options.root);
+        top = scoped ? [scoped] : [];
+      }
+      const budget = { left: limit || Infinity, truncated: false };
+      // The scope's own node is kept even when it cannot print: the executor finds it by key.
+      let children;
+      if (options.root && top.length) {
+        const scoped = { ...top[0], children: top[0].visible ? prune(top[0].children, filter, depth, budget) : [] };
+        children = [scoped];
+      } else {
+        children = prune(top, filter, depth, budget);
+      }
+      root = { ...root, children };
+      truncated = budget.truncated;
+    }
+    const out = { document: state.id, viewport: full.viewport, root: options.compact ? compact(root) :
+      options.sparse ? sparse(root) : root };
+    if (truncated) out.truncated = true;
+    if (stamp !== null) out.stamp = stamp;
+    return out;
+  }
+
+  function walkTree() {
     run.focused = deepActiveElement();
     const vp = viewportSize(window);
     const docEl = document.documentElement;
@@ -1178,7 +1338,7 @@ function (op, arg) {
       root.children = walkChildren(flatChildren(start), info.child, info);
     }
     pruneKeys();
-    return { document: state.id, viewport: vp, root: options.sparse ? sparse(root) : root };
+    return { viewport: vp, root };
   }
 
   // The nodes for `nodes` (a parent's flat-tree children): one per element, one per run of adjacent text nodes.
@@ -1297,6 +1457,7 @@ function (op, arg) {
   }
 
   function walkFrame(frame, doc, info) {
+    state.unobservable = true;
     const body = doc.body || doc.documentElement;
     if (!body || !info.box) return [];
     const inner = frameScope(frame, doc, info);

@@ -1,0 +1,394 @@
+"""The hostile-page suite: every way a page can reach for another origin, on real headless Chromium and Firefox,
+with an allowlist naming only the page's own origin (127.0.0.1); "internal" listeners on 127.0.0.2 and [::1] log
+every TCP connection, and nothing may reach them.
+
+Each scenario runs twice: with both layers (the BiDi intercept and the egress proxy, as a session runs), and with
+the egress proxy alone (the BiDi guard opened up), which shows the network layer stops everything by itself.
+Run with `-s` to see the counts (behaviours tried, refusals by the proxy, navigations blocked by the BiDi guard).
+Only loopback addresses are ever contacted: the allowlist refuses every other host before any name is resolved.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from browser_toolset.driver_errors import DriverError
+from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
+from browser_toolset.urls import URLPolicy
+from browser_toolset.values import NavigationBlocked, Point
+from tests.selenium_support import fresh_tab, require_browser
+
+pytestmark = pytest.mark.browser
+
+PAGES = Path(__file__).parent / "pages"
+
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
+
+class InternalListener:
+    """A TCP listener standing in for an internal service: records every connection (and the first bytes sent),
+    answers a tiny HTTP 200, and closes."""
+
+    def __init__(self, host: str) -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, 0))
+        self.sock.listen(64)
+        self.host = host
+        self.port = self.sock.getsockname()[1]
+        self.connections: list[bytes] = []
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @property
+    def origin(self) -> str:
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.port}"
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(1.0)
+                try:
+                    first = conn.recv(4096)
+                except OSError:
+                    first = b""
+                with self._lock:
+                    self.connections.append(first[:200])
+                try:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+    def do_GET(self) -> None:
+        self.server.log(self.command, self.path)
+        parts = urlsplit(self.path)
+        query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+        internal = self.server.internal
+        if parts.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", query.get("to", internal + "/redirected"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if parts.path == "/refresh-header":
+            body = b"<!doctype html><title>Refresh header</title><p>Refreshing."
+            self.send_response(200)
+            self.send_header("Refresh", f"0; url={internal}/refresh-header-target")
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        name = parts.path.lstrip("/")
+        path = PAGES / name
+        if not name.startswith("hostile_") or "/" in name or not path.is_file():
+            self.send_error(404)
+            return
+        ws = internal.replace("http://", "ws://", 1)
+        body = path.read_text().replace("INTERNAL_ORIGIN", internal).replace("INTERNAL_WS", ws).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", _TYPES.get(path.suffix, "application/octet-stream"))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Service-Worker-Allowed", "/")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, internal: str) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.internal = internal
+        self.requests: list[tuple[str, str]] = []
+        self.connections = 0
+        self.lock = threading.Lock()
+
+    def log(self, method: str, path: str) -> None:
+        with self.lock:
+            self.requests.append((method, path))
+
+    def verify_request(self, request: object, client_address: object) -> bool:
+        with self.lock:
+            self.connections += 1
+        return True
+
+
+class AllowedOrigin:
+    """The allowed origin on 127.0.0.1, serving the hostile pages with `internal` as their target."""
+
+    def __init__(self, internal: str) -> None:
+        self.server = _Server(internal)
+        self.port = self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> AllowedOrigin:
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    @property
+    def requests(self) -> list[tuple[str, str]]:
+        with self.server.lock:
+            return list(self.server.requests)
+
+
+# --- the suite --------------------------------------------------------------------------------------------------
+
+POLICY = URLPolicy(allowed_hosts=["127.0.0.1"], allow_private=True)
+MODES = ("both-layers", "proxy-only")
+COUNTS: dict[str, dict[str, int]] = {}
+
+
+def _references(*names: str) -> int:
+    """How many times the pages and scripts reach for the internal origin: the behaviours a scenario tries."""
+    return sum(len(re.findall(r"INTERNAL_(?:ORIGIN|WS)", (PAGES / name).read_text())) for name in names)
+
+
+@pytest.fixture(scope="module")
+def internals() -> Iterator[list[InternalListener]]:
+    listeners = [InternalListener("127.0.0.2")]
+    try:
+        listeners.append(InternalListener("::1"))
+    except OSError:
+        pass  # no IPv6 loopback here
+    yield listeners
+    for listener in listeners:
+        listener.close()
+
+
+@pytest.fixture(scope="module")
+def origin(internals: list[InternalListener]) -> Iterator[AllowedOrigin]:
+    with AllowedOrigin(internals[0].origin) as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
+    require_browser(request.param)
+    with SeleniumDriver(SeleniumConfig(browser=request.param, navigation_timeout=10)) as browser:
+        yield browser
+    totals = {key: sum(c[key] for name, c in COUNTS.items() if name.startswith(request.param)) for key in
+              ("behaviours", "proxy_refusals", "bidi_blocked", "internal_connections")}  # fmt: skip
+    print(f"\n[egress] {request.param}: {totals}")
+
+
+def _arm(driver: SeleniumDriver, mode: str) -> None:
+    driver.set_url_guard(POLICY.allows)
+    if mode == "proxy-only":
+        driver._guard.set(lambda url: True)
+
+
+def _navigate(driver: SeleniumDriver, handle: str, url: str) -> None:
+    try:
+        driver.navigate(handle, url)
+    except DriverError:
+        pass  # a refused navigation may fail: what matters is what reached the internal listener
+
+
+def _click_link(driver: SeleniumDriver, handle: str, element_id: str) -> None:
+    rect = json.loads(
+        driver.evaluate(handle, f"JSON.stringify(document.getElementById('{element_id}').getBoundingClientRect())")
+    )
+    driver.click(handle, Point(rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2))
+
+
+def _subresources(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("hostile_subresources.html"))
+    time.sleep(3.0)
+    return _references("hostile_subresources.html", "hostile_worker.js", "hostile_sw.js")
+
+
+def _popups(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("hostile_popups.html"))
+    time.sleep(1.0)
+    _click_link(driver, handle, "same")
+    time.sleep(1.5)
+    return _references("hostile_popups.html")
+
+
+def _meta_refresh(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("hostile_meta_refresh.html"))
+    time.sleep(1.5)
+    return 1
+
+
+def _refresh_header(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("refresh-header"))
+    time.sleep(1.5)
+    return 1
+
+
+def _redirect(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("redirect"))
+    time.sleep(0.5)
+    return 1
+
+
+def _top_navigation(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, origin.url("hostile_top_navigation.html"))
+    time.sleep(1.5)
+    return 2
+
+
+def _direct(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    _navigate(driver, handle, internal + "/direct")
+    return 1
+
+
+def _scripted(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+    """From a page of the allowed origin: fetches and sockets to both internal listeners, by address and by name."""
+    _navigate(driver, handle, origin.url("hostile_blank.html"))
+    targets = [internal, *_EXTRA_TARGETS, internal.replace("127.0.0.2", "localhost")]
+    script = "(" + json.dumps(targets) + ").forEach(t => { fetch(t + '/scripted').catch(() => {}); " \
+             "try { new WebSocket(t.replace('http', 'ws') + '/scripted-socket'); } catch (e) {} }); 'ok'"  # fmt: skip
+    driver.evaluate(handle, script)
+    time.sleep(1.5)
+    return 2 * len(targets)
+
+
+_EXTRA_TARGETS: list[str] = []
+
+SCENARIOS: dict[str, Callable[[SeleniumDriver, str, AllowedOrigin, str], int]] = {
+    "subresources": _subresources,
+    "popups-and-links": _popups,
+    "redirect": _redirect,
+    "top-navigation": _top_navigation,
+    "direct-navigate": _direct,
+    "scripted": _scripted,
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_nothing_reaches_the_internal_listeners(
+    driver: SeleniumDriver, origin: AllowedOrigin, internals: list[InternalListener], scenario: str, mode: str
+) -> None:
+    _EXTRA_TARGETS[:] = [listener.origin for listener in internals[1:]]
+    _arm(driver, mode)
+    handle = fresh_tab(driver)
+    proxy = driver._session.proxy
+    assert proxy is not None, "egress control is on by default for a local browser"
+    refused_before = proxy.refused
+    seen_before = [len(listener.connections) for listener in internals]
+    try:
+        behaviours = SCENARIOS[scenario](driver, handle, origin, internals[0].origin)
+        blocked = sum(isinstance(event, NavigationBlocked) for event in driver.drain_events())
+    finally:
+        _arm(driver, "both-layers")
+        fresh_tab(driver)
+    reached = [listener.connections[before:] for listener, before in zip(internals, seen_before, strict=True)]
+    browser = driver.config.browser
+    COUNTS[f"{browser}/{scenario}/{mode}"] = {
+        "behaviours": behaviours,
+        "proxy_refusals": proxy.refused - refused_before,
+        "bidi_blocked": blocked,
+        "internal_connections": sum(len(r) for r in reached),
+    }
+    print(f"\n[egress] {browser} {scenario} {mode}: {COUNTS[f'{browser}/{scenario}/{mode}']}")
+    assert reached == [[] for _ in internals], f"the internal listeners were reached: {reached}"
+    if mode == "proxy-only":
+        assert proxy.refused > refused_before, "with the BiDi guard open, the proxy must have refused something"
+
+
+REFRESHES = {"meta-refresh": _meta_refresh, "refresh-header": _refresh_header}
+
+CHROMIUM_REFRESH_WEDGE = (
+    "Chromium 156 can stop answering BiDi (about 1 run in 2) when a page's 0-second refresh starts a navigation while "
+    "browsingContext.navigate(wait=complete) is pending with the network intercept on; seen with and without the "
+    "egress proxy (navigation.py; the README's known limits). Nothing reaches the internal listeners either way."
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("scenario", list(REFRESHES))
+def test_refreshes_reach_nothing_and_answer_promptly(
+    request: pytest.FixtureRequest,
+    browser_name: str,
+    origin: AllowedOrigin,
+    internals: list[InternalListener],
+    scenario: str,
+    mode: str,
+) -> None:
+    """A refresh to the internal origin, on a browser of its own (a wedged browser must not spoil the others)."""
+    require_browser(browser_name)  # type: ignore[arg-type]
+    if browser_name == "chromium":
+        request.applymarker(pytest.mark.xfail(reason=CHROMIUM_REFRESH_WEDGE, strict=False))
+    seen_before = [len(listener.connections) for listener in internals]
+    config = SeleniumConfig(browser=browser_name, navigation_timeout=10, command_timeout=10)
+    failure: DriverError | None = None
+    took = 0.0
+    with SeleniumDriver(config) as driver:
+        _arm(driver, mode)
+        handle = driver.list_tabs()[0].handle
+        started = time.monotonic()
+        try:
+            REFRESHES[scenario](driver, handle, origin, internals[0].origin)
+            took = time.monotonic() - started - 1.5
+            (tab,) = [info for info in driver.list_tabs() if info.handle == handle]
+        except DriverError as exc:
+            failure = exc
+        else:
+            print(f"\n[egress] {browser_name} {scenario} {mode}: navigate answered in {took:.2f} s, tab at {tab.url}")
+            if mode == "both-layers":  # the BiDi guard keeps the tab off the refused URL; the proxy alone shows a 403
+                assert not tab.url.startswith(internals[0].origin)
+    # even when the browser stopped answering, nothing reached the internal listeners
+    reached = [listener.connections[before:] for listener, before in zip(internals, seen_before, strict=True)]
+    assert reached == [[] for _ in internals], f"the internal listeners were reached: {reached}"
+    assert failure is None, f"the browser stopped answering: {failure}"
+    assert took < 5.0
+
+
+@pytest.fixture(params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def browser_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_the_pages_really_ran(driver: SeleniumDriver, origin: AllowedOrigin) -> None:
+    """The allowed origin saw the workers' scripts: the hostile behaviours ran, they were only stopped."""
+    _arm(driver, "both-layers")
+    paths = [path for _, path in origin.requests]
+    assert any(path.startswith("/hostile_subresources.html") for path in paths)
+    assert any(path.startswith("/hostile_worker.js?internal=") for path in paths)
+    assert any(path.startswith("/hostile_worker.js?shared=1") for path in paths)
+    assert any(path.startswith("/hostile_sw.js") for path in paths)
