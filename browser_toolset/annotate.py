@@ -25,7 +25,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from . import tree_text
 from .errors import ActionError
-from .images import Frame, ImageLimits, _encode
+from .images import Frame, ImageLimits, encode_image
 from .tree_text import RefFor
 from .values import AXNode, Capture, Rect, Size
 
@@ -353,4 +353,4 @@ def annotate_capture(
 def screenshot_result(annotated: Annotated, limits: ImageLimits) -> BetaScreenshotResult:
     """The annotated image as the `screenshot` member's result, encoded as `limits` asks (the image is already
     at the frame's size, which fits them)."""
-    return _encode(annotated.image, limits)
+    return encode_image(annotated.image, limits)

@@ -13,7 +13,6 @@ example file.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,7 +24,7 @@ from urllib.parse import urlsplit
 import attrs
 
 from .confirm import CATEGORIES, DECISIONS, ActionGate, Ask, Category, Decision
-from .driver_options import DriverOption, declared_options
+from .driver_options import DriverOption, declared_options, finite_number
 from .images import HARD_EDGE_MAX, MEDIA_TYPES
 from .loop import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
 from .uploads import DEFAULT_MAX_BYTES
@@ -141,18 +140,8 @@ def _integer(minimum: int, maximum: int | None = None) -> Callable[[object], int
 
 
 def _positive(value: object) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"expected a number above 0; got {value!r}")
-    if isinstance(value, int | float):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"expected a number above 0; got {value!r}") from None
-    else:
-        raise ValueError(f"expected a number above 0; got {value!r}")
-    if not (math.isfinite(number) and number > 0):
+    number = finite_number(value, "a number above 0")
+    if number <= 0:
         raise ValueError(f"expected a number above 0; got {value!r}")
     return number
 

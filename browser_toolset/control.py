@@ -251,30 +251,25 @@ class BrowserControl:
     def _frame(self) -> Frame:
         """The active tab's frame, as the executor maps coordinates against it."""
         try:
-            return self.toolset._frame(self.toolset._tab(None))
+            return self.toolset.frame()
         except (ActionError, DriverError) as exc:
             raise BrowserControlError(str(exc)) from exc
 
     def _observe(self) -> Observation:
         """A `screenshot` member call (the image exactly as Claude would get it, and the executor's tab bookkeeping
-        brought up to date), then the active tab's tree through the executor's snapshot, which retires stale refs
-        and hands out refs from the tab's own table, then the marks drawn on that image.
-
-        The toolset has no public way to reach a tab's frame, snapshot and ref table, so its own helpers are
-        called: going around them would mean a second ref table, whose refs the executor would not resolve."""
+        brought up to date), then the active tab's view through the executor (its tree, which retires stale refs,
+        and its own ref table, so every mark is a ref the executor resolves), then the marks drawn on that image."""
         content = self._call("screenshot", {})
         self._messages += self._texts(content)
         (shot,) = [block for block in content if block.get("type") == "image"]
         image = Image.open(io.BytesIO(base64.b64decode(shot["source"]["data"])))
         try:
-            tab = self.toolset._tab(None)
             # the executor's frame, not the snapshot's viewport: a page's scrollbar can make the two differ, and
             # the image and every coordinate are in the executor's
-            frame = self.toolset._frame(tab)
-            snapshot, _ = self.toolset._snapshot(tab)
+            view = self.toolset.view()
         except (ActionError, DriverError) as exc:
             raise BrowserControlError(str(exc)) from exc
-        self._last = annotate(image, frame, snapshot.root, tab.refs.ref_for, self.style)
+        self._last = annotate(image, view.frame, view.tree, view.ref_for, self.style)
         return self._last.element_map, self._last.image
 
 

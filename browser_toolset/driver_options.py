@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import attrs
 
-__all__ = ["OPTION_TYPES", "DriverOption", "OptionType", "declared_options"]
+__all__ = ["OPTION_TYPES", "DriverOption", "OptionType", "declared_options", "finite_number"]
 
 OptionType = Literal["text", "bool", "number", "integer", "choice", "path", "url", "viewport", "list"]
 OPTION_TYPES: tuple[OptionType, ...] = (
@@ -40,6 +40,20 @@ _FALSE = ("false", "0", "no", "off")
 
 def _strings(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(str(value) for value in values)
+
+
+def finite_number(value: object, expected: str) -> float:
+    """`value` (a number, or its text as an option string or environment variable gives it) as a finite float;
+    `ValueError` saying `expected` otherwise. Booleans are not numbers here, whatever Python says."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected {expected}; got {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"expected {expected}; got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"expected {expected}; got {value!r}")
+    return number
 
 
 @attrs.frozen
@@ -81,18 +95,8 @@ class DriverOption:
                 return "true" if value.strip().lower() in _TRUE else "false"
             raise ValueError(f"expected {self.describe()}; got {value!r}")
         if self.type in ("number", "integer"):
-            if isinstance(value, bool):
-                raise ValueError(f"expected {self.describe()}; got {value!r}")
-            if isinstance(value, int | float):
-                number = float(value)
-            elif isinstance(value, str):
-                try:
-                    number = float(value)
-                except ValueError:
-                    raise ValueError(f"expected {self.describe()}; got {value!r}") from None
-            else:
-                raise ValueError(f"expected {self.describe()}; got {value!r}")
-            if not math.isfinite(number) or (self.type == "integer" and number != int(number)):
+            number = finite_number(value, self.describe())
+            if self.type == "integer" and number != int(number):
                 raise ValueError(f"expected {self.describe()}; got {value!r}")
             return str(value).strip() if isinstance(value, str) else repr(value)
         if self.type == "list":

@@ -20,7 +20,7 @@ from PIL import Image
 from .errors import ActionError
 from .values import Capture, Point, Size
 
-__all__ = ["Frame", "ImageLimits", "frame_for", "screenshot_image", "zoom_image"]
+__all__ = ["Frame", "ImageLimits", "encode_image", "frame_for", "screenshot_image", "zoom_image"]
 
 ImageFormat = Literal["png", "jpeg", "webp"]
 
@@ -121,7 +121,7 @@ def _open(capture: Capture, *, decode: bool = True) -> Image.Image:
     return image
 
 
-def _encode(image: Image.Image, limits: ImageLimits) -> BetaScreenshotResult:
+def encode_image(image: Image.Image, limits: ImageLimits) -> BetaScreenshotResult:
     buffer = io.BytesIO()
     if limits.format == "png":
         image.save(buffer, format="PNG", optimize=False, compress_level=6)
@@ -146,7 +146,7 @@ def screenshot_image(capture: Capture, frame: Frame, limits: ImageLimits) -> Bet
     image = _open(capture, decode=False)  # reads the header only
     if limits.format == "png" and image.format == "PNG" and image.size == (frame.image.width, frame.image.height):
         return BetaScreenshotResult(data=base64.b64encode(capture.png).decode("ascii"), media_type="image/png")
-    return _encode(_resized(_open(capture), frame.image), limits)
+    return encode_image(_resized(_open(capture), frame.image), limits)
 
 
 def zoom_image(
@@ -169,4 +169,4 @@ def zoom_image(
     cropped = image.crop(box)
     css_width = (x1 - x0) * frame.scale_x
     css_height = (y1 - y0) * frame.scale_y
-    return _encode(_resized(cropped, limits.fit(css_width, css_height, enlarge=True)), limits)
+    return encode_image(_resized(cropped, limits.fit(css_width, css_height, enlarge=True)), limits)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol, cast
 
+import attrs
 from anthropic.lib.tools import ToolError
 from anthropic.tools import ToolsetUsageError
 from anthropic.tools.browser import (
@@ -77,10 +78,11 @@ from anthropic.types.beta import (
 )
 
 from . import finder, tree_text
+from .annotate import annotate_capture
 from .driver import Driver
 from .driver_errors import DriverError, ElementGone, NotSupported, TabGone
 from .errors import ActionError, StaleRefError
-from .images import Frame, ImageLimits, frame_for, screenshot_image, zoom_image
+from .images import Frame, ImageLimits, encode_image, frame_for, screenshot_image, zoom_image
 from .keys import parse_chord, parse_modifiers, parse_sequence
 from .sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
 from .tabs import Tab, TabInventory, check_tab_id, named_context
@@ -103,7 +105,7 @@ from .values import (
     TabOpened,
 )
 
-__all__ = ["BrowserToolset"]
+__all__ = ["BrowserToolset", "TabView"]
 
 log = logging.getLogger("browser_toolset")
 
@@ -146,6 +148,18 @@ ClickInput = (
 StateChange = BetaBrowserStateChangeParam | BetaNavigationRefused | BetaDialogDismissed
 """One `state_changes` entry: the SDK's wire types for tabs and downloads, or its own text-only notices."""
 
+
+@attrs.frozen
+class TabView:
+    """What `BrowserToolset.view` returns: a tab's id, its frame, its tree, and the function giving (or handing
+    out) the ref of a node of that tree."""
+
+    tab_id: str
+    frame: Frame
+    tree: AXNode
+    ref_for: Callable[[AXNode], str | None]
+
+
 DocumentResolver = Callable[[str], str]
 """Maps a vetted Files API document id to a local file the browser can upload."""
 
@@ -176,7 +190,10 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     `navigation` is the URL policy applied to every navigation and, through the driver, to everything the browser
     loads (it refuses private addresses unless told otherwise); `url_policy`, `confirm`, `file_policy`,
     `configs` and `tool_configs` are the SDK's own hooks and options, passed through. `documents` resolves
-    `file_upload` document ids to local files; `image_limits` sets screenshot size and encoding."""
+    `file_upload` document ids to local files; `image_limits` sets screenshot size and encoding.
+    `annotate_screenshots` draws each visible interactive element's ref (`ref_N`) on `screenshot` images, a
+    set-of-marks view Claude can click from directly; off by default, so `screenshot` returns the plain viewport
+    as the contract describes."""
 
     def __init__(
         self,
@@ -191,6 +208,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         url_policy: BetaURLPolicy | None = None,
         file_policy: BetaFilePolicy | None = None,
         tool_configs: Any = None,
+        annotate_screenshots: bool = False,
     ) -> None:
         wire_configs = cast("BetaBrowserToolsetConfigsParam | None", configs)
         if url_policy is None:
@@ -207,6 +225,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         self.navigation = navigation if navigation is not None else URLPolicy()
         self.image_limits = image_limits if image_limits is not None else ImageLimits()
         self.documents = documents
+        self.annotate_screenshots = annotate_screenshots
         self._sleep = sleep
         self._inventory = TabInventory()
         self._downloads: dict[str, str] = {}  # driver key -> dl-N
@@ -356,6 +375,22 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             return None
         return entry.role, entry.name, named_context(tab.tree, entry.key)
 
+    # --- what other front ends over this executor read -----------------------------------------------------
+
+    def view(self, tab_id: str | None = None) -> TabView:
+        """A tab as the executor sees it now: its frame (the image size every coordinate is in), its whole tree
+        (refreshing the tab's refs, retiring stale ones, exactly as a `read_page` would) and its ref table. For
+        front ends built on this executor, such as `BrowserControl`, so that the refs they show are the refs this
+        executor resolves. Raises `ActionError` for a bad tab id, `DriverError` when the browser fails."""
+        tab = self._tab(tab_id)
+        frame = self._frame(tab)
+        snapshot, _ = self._snapshot(tab)
+        return TabView(tab_id=tab.tab_id, frame=frame, tree=snapshot.root, ref_for=tab.refs.ref_for)
+
+    def frame(self, tab_id: str | None = None) -> Frame:
+        """The tab's frame: the image size screenshots have and coordinates are given in."""
+        return self._frame(self._tab(tab_id))
+
     # --- shared steps ---------------------------------------------------------------------------------------
 
     def _tab(self, tab_id: str | None) -> Tab:
@@ -436,7 +471,12 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     def screenshot(self, context: BetaToolsetCallContext, input: BetaBrowserScreenshotInput) -> BetaScreenshotResult:
         tab = self._tab(input.tab_id)
         capture = self.driver.capture(tab.handle)
-        return screenshot_image(capture, frame_for(capture.viewport, self.image_limits), self.image_limits)
+        frame = frame_for(capture.viewport, self.image_limits)
+        if not self.annotate_screenshots:
+            return screenshot_image(capture, frame, self.image_limits)
+        snapshot, _ = self._snapshot(tab)
+        marked = annotate_capture(capture, frame, snapshot.root, tab.refs.ref_for)
+        return encode_image(marked.image, self.image_limits)
 
     def zoom(self, context: BetaToolsetCallContext, input: BetaBrowserZoomInput) -> BetaScreenshotResult:
         tab = self._tab(input.tab_id)

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
-from tests.grid import grid_jar, standalone_grid
-from tests.needs import unavailable
-from tests.serve import PageServer
-from tests.walker_support import WalkerBrowser, chromium
+from tests.support.browser_suite import BrowserSession, member_session
+from tests.support.grid import grid_jar, standalone_grid
+from tests.support.needs import unavailable
+from tests.support.server import PageServer
+from tests.support.walker import WalkerBrowser, chromium
 
 # Property tests: `fast` (the default, and what CI runs) keeps the suite quick; `HYPOTHESIS_PROFILE=thorough` runs
 # twenty times as many examples when a change touches the tree format, the finder or tab and ref bookkeeping.
@@ -34,6 +37,21 @@ def _offline_dns(monkeypatch: pytest.MonkeyPatch) -> None:
     from browser_toolset import urls
 
     monkeypatch.setattr(urls, "SYSTEM_RESOLVER", _offline_resolver)
+
+
+@pytest.fixture
+def uploads(tmp_path: Path) -> Path:
+    """The one folder `file_upload` may read in the member suites, holding one small file."""
+    folder = tmp_path / "uploads"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hello")
+    return folder
+
+
+@pytest.fixture
+def session(driver: Any, server: PageServer, uploads: Path) -> BrowserSession:
+    """The member suites' session on the module's `driver` (a module that runs no member suite defines its own)."""
+    return member_session(driver, server, uploads)
 
 
 @pytest.fixture(scope="session")

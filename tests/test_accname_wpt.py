@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from tests.needs import unavailable
-from tests.walker_support import WalkerBrowser, http_server
+from tests.support.needs import unavailable
+from tests.support.server import serve
+from tests.support.walker import WalkerBrowser
 
 # the project's shared/ folder sits beside the repository (in CI too)
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "wpt-accname"
@@ -58,7 +59,8 @@ def test_accname_wpt(walker_browser: WalkerBrowser) -> None:
 
     passed = 0
     failures: list[str] = []
-    with http_server(CORPUS) as base:
+    with serve(CORPUS) as server:
+        base = server.base
         for page, page_cases in by_page.items():
             walker_browser.get(f"{base}/{page}")
             found: dict[str, list[dict[str, Any]]] = {}

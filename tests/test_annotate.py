@@ -16,8 +16,7 @@ import shutil
 from typing import Any
 
 import pytest
-from anthropic.tools.browser import BetaScreenshotResult, BetaToolsetCallContext
-from anthropic.types.beta import BetaBrowserScreenshotInput, BetaToolUseBlock
+from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
 from browser_toolset import BrowserToolset, ImageLimits, URLPolicy
@@ -41,8 +40,8 @@ from browser_toolset.images import Frame, frame_for
 from browser_toolset.refs import RefTable
 from browser_toolset.tree_text import render_tree
 from browser_toolset.values import AXNode, Capture, Rect, Size
-from tests.needs import unavailable
-from tests.serve import PageServer
+from tests.support.needs import unavailable
+from tests.support.server import PageServer
 
 WHITE = (255, 255, 255)
 OUTLINE = DEFAULT_STYLE.outline
@@ -346,24 +345,14 @@ def test_mock_browser_control_marks_land_on_their_elements(viewport: Size) -> No
             assert_labelled_above(image, mark, mapped(css, viewport, IMAGE_SIZES[viewport]))
 
 
-class AnnotatingToolset(BrowserToolset):
-    """The opt-in screenshot mode as the executor would wire it: its own capture, frame, snapshot and ref table."""
-
-    def screenshot(self, context: BetaToolsetCallContext, input: BetaBrowserScreenshotInput) -> BetaScreenshotResult:
-        tab = self._tab(input.tab_id)
-        capture = self.driver.capture(tab.handle)
-        frame = frame_for(capture.viewport, self.image_limits)
-        snapshot, _ = self._snapshot(tab)
-        annotated = annotate_capture(capture, frame, snapshot.root, tab.refs.ref_for)
-        return screenshot_result(annotated, self.image_limits)
-
-
 def test_an_executor_screenshot_mode_sends_claude_marks_it_can_click() -> None:
     site = Site("https://marks.test")
     site.page("/", "Marks", button("Save", Navigate("/saved"), bounds=MARKS_PAGE["Save"]))
     site.page("/saved", "Saved", heading("Saved"))
     viewport = Size(2560, 1440)
-    toolset = AnnotatingToolset(MockDriver(site, viewport=viewport, start_url="/", sleep=lambda s: None))
+    driver = MockDriver(site, viewport=viewport, start_url="/", sleep=lambda s: None)
+    toolset = BrowserToolset(driver, annotate_screenshots=True)
+    plain = BrowserToolset(MockDriver(site, viewport=viewport, start_url="/", sleep=lambda s: None))
 
     def call(name: str, **input: object) -> list[dict[str, Any]]:
         block = {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": input, "toolset_name": "browser"}
@@ -378,6 +367,12 @@ def test_an_executor_screenshot_mode_sends_claude_marks_it_can_click() -> None:
     left, top, _, _ = mapped(MARKS_PAGE["Save"], viewport, IMAGE_SIZES[viewport])
     assert image.size == IMAGE_SIZES[viewport]
     assert rgb(image, left + 1, top - OUTLINE - 1) == PALETTE[0]
+    # off by default: the contract's plain viewport
+    block = {"type": "tool_use", "id": "toolu_plain", "name": "screenshot", "input": {}, "toolset_name": "browser"}
+    plain_content: Any = plain.tool_result(BetaToolUseBlock.model_validate(block))["content"]
+    (plain_block,) = [b for b in plain_content if b["type"] == "image"]
+    plain_image = Image.open(io.BytesIO(base64.b64decode(plain_block["source"]["data"])))
+    assert rgb(plain_image, left + 1, top - OUTLINE - 1) != PALETTE[0]
     # the ref drawn is one the executor resolves: Claude can click it without reading the page first
     call("left_click", target={"type": "ref", "ref": "ref_1"})
     assert [tab.title for tab in toolset.driver.list_tabs()] == ["Saved"]

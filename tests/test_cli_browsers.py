@@ -15,8 +15,8 @@ from PIL import Image
 
 from browser_toolset.cli import main
 from browser_toolset.drivers.selenium import Browser
-from tests.selenium_support import require_browser
-from tests.serve import PageServer
+from tests.support.browsers import require_browser
+from tests.support.server import PageServer
 from tests.test_cli import check_session
 
 pytestmark = pytest.mark.browser

@@ -335,7 +335,7 @@ def test_open_async_toolset(tmp_path: Path) -> None:
 @pytest.mark.browser
 @pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
 def test_a_persistent_profile_dir_is_used_and_kept(browser: str, tmp_path: Path) -> None:
-    from tests.selenium_support import require_browser
+    from tests.support.browsers import require_browser
 
     require_browser(browser)  # type: ignore[arg-type]
     profile = tmp_path / "profile"

@@ -18,7 +18,7 @@ from browser_toolset.confirm import (
     parse_decisions,
 )
 from browser_toolset.drivers.mock import MockDriver, Site, button, checkbox, group, link, textbox
-from tests.session import Session, error, ok, text, tool_use
+from tests.support.session import Session, error, ok, text, tool_use
 
 
 @pytest.fixture(autouse=True)

@@ -30,8 +30,8 @@ from browser_toolset.drivers.mock import (
     textbox,
 )
 from browser_toolset.drivers.selenium import SeleniumDriver
-from tests.needs import unavailable
-from tests.serve import PageServer
+from tests.support.needs import unavailable
+from tests.support.server import PageServer
 
 STALE = "Error: {} is stale or not found on the current page. Re-read the page to get fresh references."
 

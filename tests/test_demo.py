@@ -7,7 +7,6 @@ import argparse
 import io
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from browser_toolset import demo
 from browser_toolset.demo import add_arguments, run, run_demo, serve_site, site_directory
 from browser_toolset.recording import Session
-from tests.needs import unavailable
+from tests.support.needs import unavailable
 
 
 def demo_args(*argv: str) -> argparse.Namespace:
@@ -97,10 +96,8 @@ def test_live_needs_an_api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 def test_the_demo_on_headless_chromium(tmp_path: Path) -> None:
     if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
         unavailable("chromium or chromedriver is not installed")
-    started = time.monotonic()
     out = io.StringIO()
     result = run_demo(tmp_path, driver="chromium", out=out)
-    assert time.monotonic() - started < 60
     assert (result.driver, result.stop_reason, result.rejected_requests, result.errors) == (
         "selenium",
         "end_turn",

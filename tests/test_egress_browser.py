@@ -27,7 +27,7 @@ from browser_toolset.driver_errors import DriverError
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from browser_toolset.urls import URLPolicy
 from browser_toolset.values import NavigationBlocked, Point
-from tests.selenium_support import fresh_tab, require_browser
+from tests.support.browsers import fresh_tab, require_browser
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from selenium.common.exceptions import WebDriverException
 from browser_toolset import BrowserToolset, urls
 from browser_toolset.drivers.mock import Dialog, Download, MockDriver, Site, button, file_input, textbox
 from browser_toolset.uploads import UploadPolicy
-from tests.session import Session, error, ok, state, text, texts, tool_use
+from tests.support.session import Session, error, ok, state, text, texts, tool_use
 
 
 @pytest.fixture(autouse=True)

@@ -19,9 +19,10 @@ import pytest
 from browser_toolset import BrowserToolset, URLPolicy
 from browser_toolset.driver_errors import DriverError
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
-from tests.selenium_support import require_browser, wait_until
-from tests.serve import PageServer
-from tests.session import Session, state, text, tool_use
+from tests.support.browsers import require_browser
+from tests.support.polling import wait_until
+from tests.support.server import PageServer
+from tests.support.session import Session, state, text, tool_use
 
 pytestmark = pytest.mark.browser
 

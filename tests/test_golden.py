@@ -19,7 +19,7 @@ from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import Download, MockDriver, Site, button, link, textbox
-from tests.session import Session, tool_use
+from tests.support.session import Session, tool_use
 
 PRICE_LIST = b"plan,price\n" + b"x" * (48213 - len(b"plan,price\n"))
 

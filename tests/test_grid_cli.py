@@ -19,9 +19,9 @@ from typing import IO, Any
 import pytest
 
 from browser_toolset.grid import find_jar
-from tests.needs import unavailable
-from tests.selenium_support import require_browser
-from tests.serve import PageServer
+from tests.support.browsers import require_browser
+from tests.support.needs import unavailable
+from tests.support.server import PageServer
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

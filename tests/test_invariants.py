@@ -24,7 +24,7 @@ from browser_toolset.drivers.mock import (
     link,
     textbox,
 )
-from tests.session import Session, state, text
+from tests.support.session import Session, state, text
 
 LINE_RE = re.compile(r"^\s*(.*) \[(ref_\d+)\]$")
 

@@ -31,8 +31,8 @@ from browser_toolset.loop import (
     run_from_args,
     run_task,
 )
-from tests.needs import unavailable
-from tests.serve import PageServer
+from tests.support.needs import unavailable
+from tests.support.server import PageServer
 
 SCRIPTS = Path(__file__).parent / "scripts"
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
-from tests.browser_suite import SmokeSuite, session, uploads  # noqa: F401  (fixtures)
-from tests.selenium_support import require_browser
+from tests.support.browser_suite import SmokeSuite
+from tests.support.browsers import require_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.grid]
 

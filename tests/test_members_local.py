@@ -14,10 +14,10 @@ from PIL import Image
 from browser_toolset import BrowserToolset, URLPolicy
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from browser_toolset.values import Size
-from tests.browser_suite import MemberSuite, session, uploads  # noqa: F401  (fixtures)
-from tests.selenium_support import require_browser
-from tests.serve import PageServer
-from tests.session import Session, images, ok
+from tests.support.browser_suite import MemberSuite
+from tests.support.browsers import require_browser
+from tests.support.server import PageServer
+from tests.support.session import Session, images, ok
 
 pytestmark = pytest.mark.browser
 

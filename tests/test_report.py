@@ -145,13 +145,14 @@ def test_an_exec_session_without_a_task_renders_too(tmp_path: Path) -> None:
 def test_the_report_renders_in_headless_chromium(session: Path, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    from tests.walker_support import chromium, http_server
+    from tests.support.server import serve
+    from tests.support.walker import chromium
 
     (tmp_path / "site").mkdir()
     write_report(session, tmp_path / "site" / "report.html")
-    with http_server(tmp_path / "site") as base, chromium((1280, 2400)) as browser:
+    with serve(tmp_path / "site") as server, chromium((1280, 2400)) as browser:
         driver = browser.driver
-        driver.get(f"{base.rstrip('/')}/report.html")
+        driver.get(server.url("report.html"))
         steps = driver.find_elements(By.CSS_SELECTOR, "section.step")
         assert len(steps) == len(Session(session).calls)
         assert len(driver.find_elements(By.CSS_SELECTOR, "section.step.error")) == 1

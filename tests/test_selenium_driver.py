@@ -30,10 +30,9 @@ from browser_toolset.values import (
     TabInfo,
     TabOpened,
 )
-from tests.selenium_support import (
+from tests.support.browsers import (
     active_tab,
     find,
-    free_port,
     fresh_tab,
     guarded_driver,
     js,
@@ -41,9 +40,9 @@ from tests.selenium_support import (
     pixel,
     png_size,
     require_browser,
-    wait_until,
 )
-from tests.serve import PageServer
+from tests.support.polling import free_port, wait_until
+from tests.support.server import PageServer
 
 pytestmark = pytest.mark.browser
 
@@ -650,13 +649,3 @@ def test_evaluate_renders_values(driver: SeleniumDriver, tab: str, server: PageS
         js(driver, tab, "throw new Error('boom')")
     with pytest.raises(DriverError, match="nope"):
         js(driver, tab, "Promise.reject(new Error('nope'))")
-
-
-def test_timings_are_interactive(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    """Loose bounds (shared CI machines): a click is one BiDi round trip, not ActionChains' 250 ms moves."""
-    driver.navigate(tab, server.url("canvas.html"))
-    driver.click(tab, Point(5, 5))
-    started = time.perf_counter()
-    for _ in range(10):
-        driver.click(tab, Point(10, 10))
-    assert (time.perf_counter() - started) / 10 < 0.15

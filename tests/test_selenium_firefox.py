@@ -26,7 +26,7 @@ from browser_toolset.values import (
     TabClosed,
     TabOpened,
 )
-from tests.selenium_support import (
+from tests.support.browsers import (
     active_tab,
     find,
     fresh_tab,
@@ -35,9 +35,9 @@ from tests.selenium_support import (
     open_tab_at,
     pixel,
     png_size,
-    wait_until,
 )
-from tests.serve import PageServer
+from tests.support.polling import wait_until
+from tests.support.server import PageServer
 
 pytestmark = pytest.mark.firefox
 

@@ -14,8 +14,9 @@ from browser_toolset import tree_text
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium.script import COMPRESSED_PREFIX, walker_call_declaration
 from browser_toolset.values import AXNode, AXSnapshot, SnapshotRequest
-from tests.selenium_support import fresh_tab, guarded_driver, js, wait_until
-from tests.serve import PageServer
+from tests.support.browsers import fresh_tab, guarded_driver, js
+from tests.support.polling import wait_until
+from tests.support.server import PageServer
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +37,7 @@ def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer]:
-    from tests.serve import PAGES
+    from tests.support.server import PAGES
 
     root = tmp_path_factory.mktemp("reads")
     for page in PAGES.iterdir():

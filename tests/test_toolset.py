@@ -1,6 +1,6 @@
 """Every member's success and error paths, through the SDK pipeline, on the mock driver.
 
-Each result goes through `tests.session.Session`, which applies the contract validator to it.
+Each result goes through `tests.support.session.Session`, which applies the contract validator to it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from browser_toolset.drivers.mock import (
     textbox,
 )
 from browser_toolset.values import Point, Size
-from tests.session import Session, error, images, ok, state, text, texts, tool_use
+from tests.support.session import Session, error, images, ok, state, text, texts, tool_use
 
 STALE = "Error: {} is stale or not found on the current page. Re-read the page to get fresh references."
 REFUSED = "Error: Navigation refused. Only http and https URLs are allowed."

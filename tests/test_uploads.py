@@ -14,7 +14,7 @@ from anthropic.tools.browser import BetaURLContext
 from browser_toolset import BrowserToolset, urls
 from browser_toolset.drivers.mock import MockDriver, Site, file_input
 from browser_toolset.uploads import MAX_FILES, UploadPolicy, UploadRefused
-from tests.session import Session, error, ok, text
+from tests.support.session import Session, error, ok, text
 
 
 @pytest.fixture(autouse=True)

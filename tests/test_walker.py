@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.walker_support import WALKER_SOURCE, WalkerBrowser, http_server
+from tests.support.server import serve
+from tests.support.walker import WALKER_SOURCE, WalkerBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -326,8 +327,8 @@ def elements_by_testname(browser: WalkerBrowser) -> dict[str, dict[str, Any]]:
 @pytest.fixture(scope="module")
 def site() -> Iterator[tuple[str, str]]:
     """Two servers of the same pages: different ports are different origins, for the cross-origin iframe."""
-    with http_server(pages=PAGES) as base, http_server(pages=PAGES) as other:
-        yield base, other
+    with serve(None, pages=PAGES) as base, serve(None, pages=PAGES) as other:
+        yield base.base, other.base
 
 
 def test_implicit_and_explicit_roles(walker_browser: WalkerBrowser, site: tuple[str, str]) -> None:
@@ -598,61 +599,6 @@ def test_walker_file_is_a_plain_function_declaration(walker_browser: WalkerBrows
     snap = walker_browser.call("snapshot")
     assert walker_browser.page("() => typeof window.__browserToolsetWalker") == "undefined"
     assert [n["name"] for n in walk(snap["root"]) if n["role"] == "heading"] == ["Title"]
-
-
-def _big_page(target: int = 5000) -> str:
-    parts = ["<!doctype html><title>Big</title><header><nav><ul>"]
-    parts += [f'<li><a href="/n{i}">Nav {i}</a></li>' for i in range(30)]
-    parts.append("</ul></nav></header><main>")
-    count, i = 70, 0
-    while count < target:
-        i += 1
-        parts.append(
-            f'<section aria-label="Section {i}"><h2>Heading {i}</h2>'
-            f'<p>Paragraph {i} with <a href="/l{i}">a link</a> and <strong>strong</strong> text.</p><ul>'
-            + "".join(f'<li><span class="x">Item {i}.{j}</span> <button>Act {j}</button></li>' for j in range(5))
-            + f'</ul><table><tr><th>A</th><th>B</th></tr><tr><td>{i}</td><td><input type=checkbox aria-label="c{i}">'
-            f'</td></tr></table><div class="card"><div><div><img alt="img {i}" width=10 height=10>'
-            f'<label>Field {i} <input value="v{i}"></label></div></div></div></section>'
-        )
-        count += 36  # elements per section, tbody included
-    parts.append("</main><footer>Footer</footer>")
-    return "".join(parts)
-
-
-def test_snapshot_timing_on_a_5000_element_page(walker_browser: WalkerBrowser, site: tuple[str, str]) -> None:
-    """Not an assertion on speed: prints what one snapshot costs, in the page and through BiDi."""
-    PAGES["/big"] = _big_page()
-    walker_browser.get(site[0] + "/big")
-    elements = walker_browser.page("() => document.getElementsByTagName('*').length")
-    measure = (
-        "function () { const walker = (" + WALKER_SOURCE + "); const t0 = performance.now();"
-        " const result = walker('snapshot', {}); return performance.now() - t0; }"
-    )
-    in_page = []
-    for _ in range(5):
-        raw = walker_browser.driver.script.call_function(
-            function_declaration=measure,
-            await_promise=False,
-            target={"context": walker_browser.context, "sandbox": "browser-toolset"},
-        )
-        in_page.append(raw["result"]["value"])
-    round_trips = {}
-    for sparse in (False, True):
-        times = []
-        for _ in range(3):
-            start = time.perf_counter()
-            snap = walker_browser.call("snapshot", {"sparse": sparse})
-            times.append((time.perf_counter() - start) * 1000)
-        round_trips[sparse] = (min(times), len(json.dumps(snap)))
-    nodes = sum(1 for _ in walk(walker_browser.call("snapshot")["root"]))
-    print(
-        f"\nsnapshot of {elements} elements ({nodes} nodes): in page {min(in_page[1:]):.0f} ms"
-        f" (first {in_page[0]:.0f} ms); BiDi round trip {round_trips[False][0]:.0f} ms"
-        f" for {round_trips[False][1] / 1e6:.2f} MB, sparse {round_trips[True][0]:.0f} ms"
-        f" for {round_trips[True][1] / 1e6:.2f} MB"
-    )
-    assert elements >= 5000
 
 
 SPARSE_DEFAULTS: dict[str, Any] = {

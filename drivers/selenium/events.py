@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections import deque
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from browser_toolset.driver_errors import TabGone
 from browser_toolset.values import DriverEvent
 
-__all__ = ["MAX_BUFFERED", "MAX_ENTRY_CHARS", "EventQueue", "as_dict", "clip", "timestamp"]
+if TYPE_CHECKING:
+    from .contexts import Contexts
+
+__all__ = ["MAX_BUFFERED", "MAX_ENTRY_CHARS", "EventQueue", "TabEntries", "as_dict", "clip", "timestamp"]
 
 MAX_BUFFERED = 1000
 """Console and network entries kept per tab between drains; the oldest go first. A chatty page must not grow the
@@ -52,3 +57,52 @@ class EventQueue:
         with self._lock:
             events, self._events = self._events, []
         return events
+
+
+class _Stamped(Protocol):
+    @property
+    def timestamp(self) -> float: ...
+
+
+E = TypeVar("E", bound=_Stamped)
+
+
+class TabEntries(Generic[E]):
+    """Per tab, the log entries (console lines, requests) since the last drain, at most `MAX_BUFFERED` each, the
+    oldest going first. Written from the BiDi dispatcher thread, drained by calls: thread-safe."""
+
+    def __init__(self, contexts: Contexts) -> None:
+        self._contexts = contexts
+        self._lock = threading.Lock()
+        self._buffers: dict[str, deque[E]] = {}
+
+    def add(self, tab: str, entry: E) -> None:
+        with self._lock:
+            self._buffers.setdefault(tab, deque(maxlen=MAX_BUFFERED)).append(entry)
+
+    def replace(self, tab: str, old: E, new: E) -> bool:
+        """Put `new` where `old` still waits to be drained; False when `old` was drained (or dropped) already."""
+        with self._lock:
+            buffer = self._buffers.get(tab)
+            for index, entry in enumerate(buffer or ()):
+                if entry is old and buffer is not None:
+                    buffer[index] = new
+                    return True
+        return False
+
+    def forget_contexts(self, handles: Iterable[str]) -> None:
+        with self._lock:
+            for handle in handles:
+                self._buffers.pop(handle, None)
+
+    def drain(self, handle: str) -> list[E]:
+        """The tab's entries since the previous drain, oldest first."""
+        self._contexts.settle(1.0)
+        with self._lock:
+            buffer = self._buffers.get(handle)
+            entries = list(buffer or ())
+            if buffer is not None:
+                buffer.clear()
+        if not self._contexts.is_tab(handle):
+            raise TabGone(handle)
+        return sorted(entries, key=lambda entry: entry.timestamp)

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-from collections import deque
-
-from browser_toolset.driver_errors import TabGone
 from browser_toolset.values import ConsoleEntry
 
 from .connection import JSON, Handler
 from .contexts import Contexts
-from .events import MAX_BUFFERED, as_dict, clip, timestamp
+from .events import TabEntries, as_dict, clip, timestamp
 
 __all__ = ["ConsoleLog"]
 
@@ -31,28 +27,17 @@ class ConsoleLog:
 
     def __init__(self, contexts: Contexts) -> None:
         self._contexts = contexts
-        self._lock = threading.Lock()
-        self._buffers: dict[str, deque[ConsoleEntry]] = {}
+        self._entries: TabEntries[ConsoleEntry] = TabEntries(contexts)
 
     def handlers(self) -> dict[str, Handler]:
         return {"log.entryAdded": self._entry_added}
 
     def forget_contexts(self, handles: frozenset[str]) -> None:
-        with self._lock:
-            for handle in handles:
-                self._buffers.pop(handle, None)
+        self._entries.forget_contexts(handles)
 
     def drain(self, handle: str) -> list[ConsoleEntry]:
         """The tab's entries since the previous drain, oldest first."""
-        self._contexts.settle(1.0)
-        with self._lock:
-            buffer = self._buffers.get(handle)
-            entries = list(buffer or ())
-            if buffer is not None:
-                buffer.clear()
-        if not self._contexts.is_tab(handle):
-            raise TabGone(handle)
-        return sorted(entries, key=lambda entry: entry.timestamp)
+        return self._entries.drain(handle)
 
     def _entry_added(self, params: JSON) -> None:
         top = self._contexts.top_of(as_dict(params.get("source")).get("context"))
@@ -66,5 +51,4 @@ class ConsoleLog:
             if not text.lower().startswith("uncaught"):
                 text = f"Uncaught {text}"
         entry = ConsoleEntry(level, clip(text), timestamp(params), str(params.get("type") or "console"))
-        with self._lock:
-            self._buffers.setdefault(top, deque(maxlen=MAX_BUFFERED)).append(entry)
+        self._entries.add(top, entry)

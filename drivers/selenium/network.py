@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import threading
-from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
-from browser_toolset.driver_errors import TabGone
 from browser_toolset.values import NetworkEntry
 
 from .connection import JSON, Handler
 from .contexts import Contexts
-from .events import MAX_BUFFERED, as_dict, clip, timestamp
+from .events import MAX_BUFFERED, TabEntries, as_dict, clip, timestamp
 
 __all__ = ["NetworkLog"]
 
@@ -34,7 +32,7 @@ class NetworkLog:
     def __init__(self, contexts: Contexts) -> None:
         self._contexts = contexts
         self._lock = threading.Lock()
-        self._buffers: dict[str, deque[NetworkEntry]] = {}
+        self._entries: TabEntries[NetworkEntry] = TabEntries(contexts)
         self._request_started: dict[str, float] = {}
         self._open_entries: dict[str, NetworkEntry] = {}
         """Entries of responses that started but have not completed, by request id and redirect count."""
@@ -48,21 +46,11 @@ class NetworkLog:
         }
 
     def forget_contexts(self, handles: frozenset[str]) -> None:
-        with self._lock:
-            for handle in handles:
-                self._buffers.pop(handle, None)
+        self._entries.forget_contexts(handles)
 
     def drain(self, handle: str) -> list[NetworkEntry]:
         """The tab's entries since the previous drain, oldest first."""
-        self._contexts.settle(1.0)
-        with self._lock:
-            buffer = self._buffers.get(handle)
-            entries = list(buffer or ())
-            if buffer is not None:
-                buffer.clear()
-        if not self._contexts.is_tab(handle):
-            raise TabGone(handle)
-        return sorted(entries, key=lambda entry: entry.timestamp)
+        return self._entries.drain(handle)
 
     def _request_sent(self, params: JSON) -> None:
         request_id = str(as_dict(params.get("request")).get("request"))
@@ -115,18 +103,14 @@ class NetworkLog:
                 error=clip(error),
                 timestamp=ended,
             )
-            buffer = self._buffers.setdefault(top, deque(maxlen=MAX_BUFFERED))
             previous = self._open_entries.pop(exchange, None)
             current = entry
             if previous is None:
-                buffer.append(entry)
+                self._entries.add(top, entry)
             else:
                 # Complete the entry if it still waits to be drained; one already drained stays as it was read.
                 current = attrs.evolve(entry, timestamp=previous.timestamp)
-                for index, old in enumerate(buffer):
-                    if old is previous:
-                        buffer[index] = current
-                        break
+                self._entries.replace(top, previous, current)
             if final:
                 self._request_started.pop(request_id, None)
             else:

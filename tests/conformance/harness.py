@@ -1,9 +1,9 @@
 """What a conformance test holds: one driver under test (`Target`) and a session on one site (`Visit`).
 
 A test builds its site, opens it on the target it was given (`target.visit(site)`), and makes tool calls through
-`BrowserToolset` with `Visit.call`, which holds every result to the contract (`tests.session.Session`). It writes
-its expectations as the site's own paths and texts; `Visit.url` maps a path to where this target loads it (the
-site's URL on the mock, the `SiteServer`'s on a real browser), so one expectation serves every driver.
+`BrowserToolset` with `Visit.call`, which holds every result to the contract (`tests.support.session.Session`).
+It writes its expectations as the site's own paths and texts; `Visit.url` maps a path to where this target loads
+it (the site's URL on the mock, the `SiteServer`'s on a real browser), so one expectation serves every driver.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from browser_toolset.driver import Driver
 from browser_toolset.drivers.mock import MockDriver, Site
 from browser_toolset.testing.plugin import served_toolset
 from browser_toolset.testing.site_server import SiteServer
-from tests.session import Session, error, ok, state, text, texts
+from tests.support.polling import wait_until
+from tests.support.session import Session, error, ok, state, text, texts
 
 REF = re.compile(r" \[ref_\d+\]$")
 REF_LINE = re.compile(r"^(\s*)(.*) \[(ref_\d+)\]$")
@@ -116,10 +117,7 @@ class Visit(Session):
 
     def until(self, probe: Callable[[], bool]) -> None:
         """Poll `probe` (which makes its own calls) until it holds."""
-        deadline = time.monotonic() + POLL_TIMEOUT
-        while not probe():
-            assert time.monotonic() < deadline, f"condition not met within {POLL_TIMEOUT} s"
-            time.sleep(POLL_INTERVAL)
+        wait_until(probe, timeout=POLL_TIMEOUT, interval=POLL_INTERVAL)
 
     def error(self, name: str, **input: Any) -> str:
         return error(self.call(name, **input))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target
-from tests.session import ok
+from tests.support.session import ok
 
 
 def stale(ref: str) -> str:

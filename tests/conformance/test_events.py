@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.conformance import sites
 from tests.conformance.harness import Target
-from tests.session import ok, state, text
+from tests.support.session import ok, state, text
 
 
 def kinds(changes: list[dict[str, Any]]) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target
-from tests.session import ok, text
+from tests.support.session import ok, text
 
 
 def ref_target(ref: str) -> dict[str, str]:

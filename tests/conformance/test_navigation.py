@@ -6,7 +6,7 @@ from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.differences import history_step
 from tests.conformance.harness import Target
-from tests.session import ok, texts
+from tests.support.session import ok, texts
 
 REFUSED = "Error: Navigation refused. Only http and https URLs are allowed."
 

@@ -16,7 +16,7 @@ from browser_toolset.testing.plugin import checked_batch, start_browser
 from browser_toolset.testing.site_server import SiteServer
 from tests.conformance import sites
 from tests.conformance.conftest import entry_point_drivers
-from tests.session import text, tool_use
+from tests.support.session import text, tool_use
 
 
 def turn(*calls: dict[str, Any]) -> dict[str, Any]:

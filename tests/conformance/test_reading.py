@@ -20,7 +20,7 @@ from tests.conformance.differences import (
     known_bug,
 )
 from tests.conformance.harness import Target, without_refs
-from tests.session import images, ok, text
+from tests.support.session import images, ok, text
 
 SHOP_TREE = [
     'heading "Welcome" level=1',

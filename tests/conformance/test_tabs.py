@@ -8,7 +8,7 @@ from typing import Any
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target
-from tests.session import ok, state
+from tests.support.session import ok, state
 
 
 def inventory(result: Mapping[str, Any]) -> list[tuple[str, bool]]:

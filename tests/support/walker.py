@@ -8,20 +8,16 @@ pages, or both). `WalkerBrowser.call` runs a walker op exactly the way the Selen
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, cast
 
 from browser_toolset.drivers.selenium import CHROMIUM_FLAGS, walker_source
-from tests.needs import unavailable
+from tests.support.needs import unavailable
 
 WALKER_SOURCE: str = walker_source()
 """The walker: one JavaScript function expression `(op, arg) => result`."""
@@ -156,43 +152,3 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    pages: Mapping[str, str] = {}
-
-    def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
-        page = self.pages.get(path)
-        if page is None:
-            super().do_GET()
-            return
-        body = page.encode("utf-8")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def http_server(directory: Path | None = None, pages: Mapping[str, str] | None = None) -> Iterator[str]:
-    """Serve `directory` (read-only, in place) and/or in-memory `pages` ({"/path": html}, looked up per request)
-    on 127.0.0.1, on a free port; yields the base URL without a trailing slash."""
-    # The mapping is shared, not copied: a test may add pages while the server runs.
-    handler = type("Handler", (_Handler,), {"pages": pages if pages is not None else {}})
-    root = str(directory) if directory is not None else tempfile.mkdtemp(prefix="walker-empty-")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=root))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        if directory is None:
-            shutil.rmtree(root, ignore_errors=True)

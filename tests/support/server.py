@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import functools
 import html
+import shutil
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -33,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["PAGES", "PageServer", "serve"]
 
-PAGES = Path(__file__).parent / "pages"
+PAGES = Path(__file__).parents[1] / "pages"
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -67,6 +69,8 @@ class _Handler(SimpleHTTPRequestHandler):
         elif path == "/echo":
             headers = "".join(f"<li>{html.escape(k)}: {html.escape(v)}</li>" for k, v in self.headers.items())
             self._html(200, f"<title>echo</title><p id=method>{self.command}</p><ul>{headers}</ul>")
+        elif path in self.server.pages:
+            self._html(200, self.server.pages[path])
         else:
             super().do_GET()
 
@@ -118,17 +122,21 @@ class _Server(ThreadingHTTPServer):
         if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
             super().handle_error(request, client_address)  # type: ignore[arg-type]
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, pages: Mapping[str, str]) -> None:
         super().__init__(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []
+        self.pages = pages
 
 
 class PageServer:
-    """Serves `directory` (default `tests/pages/`) on an ephemeral 127.0.0.1 port from a background thread."""
+    """Serves `directory` (default `tests/pages/`; None for no files) and the in-memory `pages` (`{"/path": html}`,
+    looked up per request, so a test may add pages while it runs) on an ephemeral 127.0.0.1 port from a background
+    thread."""
 
-    def __init__(self, directory: Path | str = PAGES) -> None:
-        self._server = _Server(Path(directory))
+    def __init__(self, directory: Path | str | None = PAGES, pages: Mapping[str, str] | None = None) -> None:
+        self._empty = Path(tempfile.mkdtemp(prefix="page-server-")) if directory is None else None
+        self._server = _Server(self._empty or Path(str(directory)), pages if pages is not None else {})
         self._thread = threading.Thread(target=self._server.serve_forever, name="page-server", daemon=True)
         self._thread.start()
 
@@ -150,6 +158,8 @@ class PageServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+        if self._empty is not None:
+            shutil.rmtree(self._empty, ignore_errors=True)
 
     def __enter__(self) -> PageServer:
         return self
@@ -161,9 +171,9 @@ class PageServer:
 
 
 @contextmanager
-def serve(directory: Path | str = PAGES) -> Iterator[PageServer]:
+def serve(directory: Path | str | None = PAGES, pages: Mapping[str, str] | None = None) -> Iterator[PageServer]:
     """`PageServer` as a context manager function, for fixtures: `with serve() as server: yield server`."""
-    server = PageServer(directory)
+    server = PageServer(directory, pages)
     try:
         yield server
     finally:

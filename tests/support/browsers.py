@@ -6,9 +6,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -23,7 +21,7 @@ from browser_toolset.drivers.selenium import (
     find_driver_binary,
 )
 from browser_toolset.values import AXNode
-from tests.needs import unavailable
+from tests.support.needs import unavailable
 
 T = TypeVar("T")
 
@@ -72,17 +70,6 @@ def open_tab_at(driver: SeleniumDriver, url: str) -> str:
     return handle
 
 
-def wait_until(probe: Callable[[], T], timeout: float = 5.0, interval: float = 0.05) -> T:
-    """Poll `probe` until it returns something truthy; fail the test with its last value after `timeout`."""
-    deadline = time.monotonic() + timeout
-    value = probe()
-    while not value and time.monotonic() < deadline:
-        time.sleep(interval)
-        value = probe()
-    assert value, f"condition not met within {timeout} s (last value {value!r})"
-    return value
-
-
 def png_size(png: bytes) -> tuple[int, int]:
     with Image.open(io.BytesIO(png)) as image:
         return image.size
@@ -93,13 +80,6 @@ def pixel(png: bytes, x: int, y: int) -> tuple[int, ...]:
         value = image.convert("RGB").getpixel((x, y))
     assert isinstance(value, tuple)
     return value
-
-
-def free_port() -> int:
-    """A local port nothing listens on (for connection-refused navigations)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def find(root: AXNode, role: str, name: str) -> AXNode:

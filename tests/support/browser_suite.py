@@ -1,7 +1,7 @@
 """All 31 members through `BrowserToolset` on a real browser, against pages served on 127.0.0.1.
 
 The suites are classes so that `test_members_local.py` (Chromium and Firefox) and `test_members_grid.py` run the
-same tests on their own `driver` fixture. Every result goes through `tests.session.Session`,
+same tests on their own `driver` fixture. Every result goes through `tests.support.session.Session`,
 so the contract validator checks each one. Page state is read back with the driver's `evaluate` (not through
 `javascript_exec`), so a check never depends on the member it checks.
 """
@@ -11,17 +11,16 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from anthropic.tools.browser import BetaLocalFilePolicy
 
 from browser_toolset import BrowserToolset, URLPolicy
-from tests.selenium_support import fresh_tab
-from tests.serve import PageServer
-from tests.session import Session, error, images, ok, state, text, texts
+from tests.support.browsers import fresh_tab
+from tests.support.polling import wait_until
+from tests.support.server import PageServer
+from tests.support.session import Session, error, images, ok, state, text, texts
 
 REFUSED = "Error: Navigation refused. Only http and https URLs are allowed."
 OPTIONAL = ("javascript_exec", "file_upload", "read_console", "read_network")
@@ -67,25 +66,12 @@ class BrowserSession(Session):
         return ref_starting(text(ok(self.call("read_page", filter="all", **read))), start)
 
     def until(self, probe: Any, timeout: float = 10.0) -> Any:
-        deadline = time.monotonic() + timeout
-        value = probe()
-        while not value and time.monotonic() < deadline:
-            time.sleep(0.1)
-            value = probe()
-        assert value, f"condition not met within {timeout} s"
-        return value
+        return wait_until(probe, timeout=timeout, interval=0.1)
 
 
-@pytest.fixture
-def uploads(tmp_path: Path) -> Path:
-    folder = tmp_path / "uploads"
-    folder.mkdir()
-    (folder / "a.txt").write_text("hello")
-    return folder
-
-
-@pytest.fixture
-def session(driver: Any, server: PageServer, uploads: Path) -> Iterator[BrowserSession]:
+def member_session(driver: Any, server: PageServer, uploads: Path) -> BrowserSession:
+    """A session on `driver`'s fresh tab with every optional member on and uploads from `uploads` (the `session`
+    fixture of tests/conftest.py, for the member suites)."""
     fresh_tab(driver)
     toolset = BrowserToolset(
         driver,
@@ -95,7 +81,7 @@ def session(driver: Any, server: PageServer, uploads: Path) -> Iterator[BrowserS
         file_policy=BetaLocalFilePolicy(upload_roots=[str(uploads)]),
         sleep=lambda seconds: time.sleep(min(seconds, 0.2)),
     )
-    yield BrowserSession(toolset, server)  # not closed: the driver is shared by the module
+    return BrowserSession(toolset, server)  # not closed: the driver is shared by the module
 
 
 class SmokeSuite:
@@ -132,7 +118,7 @@ class SmokeSuite:
         # and the screenshot shows the red marker the page drew at exactly that pixel
         import base64
 
-        from tests.selenium_support import pixel
+        from tests.support.browsers import pixel
 
         png = base64.b64decode(images(ok(session.call("screenshot")))[0]["source"]["data"])
         assert pixel(png, 321, 123)[:3] == (255, 0, 0)
