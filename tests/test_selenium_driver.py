@@ -649,3 +649,19 @@ def test_evaluate_renders_values(driver: SeleniumDriver, tab: str, server: PageS
         js(driver, tab, "throw new Error('boom')")
     with pytest.raises(DriverError, match="nope"):
         js(driver, tab, "Promise.reject(new Error('nope'))")
+
+
+def test_a_hover_where_the_pointer_already_is_still_moves_it(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """A menu that closed while the pointer stayed put must reopen on the next hover at the same point."""
+    driver.navigate(tab, server.url("canvas.html"))
+    driver.move(tab, Point(300, 200))
+    first = len(canvas_events(driver, tab, "mousemove"))
+    driver.move(tab, Point(300, 200))
+    moves = canvas_events(driver, tab, "mousemove")
+    assert len(moves) > first
+    assert (moves[-1]["x"], moves[-1]["y"]) == (300, 200)
+    driver.move(tab, Point(0, 0))  # at the left edge it arrives from the right
+    last = canvas_events(driver, tab, "mousemove")[-1]
+    assert (last["x"], last["y"]) == (0, 0)

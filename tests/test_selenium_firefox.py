@@ -86,6 +86,18 @@ def test_clicks_land_on_the_exact_css_pixel(driver: SeleniumDriver, tab: str, se
     assert [d["detail"] for d in downs if d["x"] == 30] == [1, 2] and downs[-1]["shift"] is True
 
 
+def test_a_hover_where_the_pointer_already_is_still_moves_it(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    driver.navigate(tab, server.url("canvas.html"))
+    moves = "JSON.stringify(events.filter(e => e.type === 'mousemove'))"
+    driver.move(tab, Point(300, 200))
+    first = len(json.loads(js(driver, tab, moves)))
+    driver.move(tab, Point(300, 200))
+    after = json.loads(js(driver, tab, moves))
+    assert len(after) > first and (after[-1]["x"], after[-1]["y"]) == (300, 200)
+
+
 def test_wheel_and_drag(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
     driver.navigate(tab, server.url("wheel.html"))
     driver.wheel(tab, Point(640, 400), 0, 300)

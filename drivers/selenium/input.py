@@ -296,7 +296,12 @@ def click_actions(
 
 
 def move_actions(point: Point, viewport: Size) -> list[dict[str, Any]]:
-    return [_pointer([_move(point, viewport)])]
+    """Arrive at `point` from the next pixel (left of it, or right at the viewport's left edge): Chromium dispatches
+    nothing for a move to where the pointer already is, so a hover there would not reopen a menu that closed
+    meanwhile. Coming from one pixel away makes every hover a real move, in the same round trip."""
+    x, y = _pixel(point.x, viewport.width), _pixel(point.y, viewport.height)
+    near = Point(x - 1 if x > 0 else min(x + 1, viewport.width - 1), y)
+    return [_pointer([_move(near, viewport), _move(Point(x, y), viewport)])]
 
 
 def pointer_button_actions(point: Point, viewport: Size, button: MouseButton, *, down: bool) -> list[dict[str, Any]]:
