@@ -477,15 +477,16 @@ def test_the_command_line_prints_the_answer_and_exits_zero(tmp_path: Path) -> No
 
 
 @pytest.fixture
-def chromium_toolset() -> Iterator[BrowserToolset]:
+def real_toolset(browser: str) -> Iterator[BrowserToolset]:
     from browser_toolset.drivers.selenium import SeleniumDriver
 
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        unavailable("chromium is not installed")
+    binaries = ("chromium", "chromium-browser") if browser == "chromium" else ("firefox-esr", "firefox")
+    if not any(shutil.which(binary) for binary in binaries):
+        unavailable(f"{browser} is not installed")
     try:
-        driver = SeleniumDriver.from_options({"browser": "chromium"})
+        driver = SeleniumDriver.from_options({"browser": browser})
     except Exception as exc:
-        unavailable(f"headless Chromium did not start: {type(exc).__name__}: {exc}")
+        unavailable(f"headless {browser} did not start: {type(exc).__name__}: {exc}")
     toolset = BrowserToolset(driver, navigation=URLPolicy(allow_private=True))
     try:
         yield toolset
@@ -494,7 +495,11 @@ def chromium_toolset() -> Iterator[BrowserToolset]:
 
 
 @pytest.mark.browser
-def test_a_session_on_headless_chromium(server: PageServer, chromium_toolset: BrowserToolset) -> None:
+@pytest.mark.parametrize(
+    "browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)], ids=["chromium", "firefox"]
+)
+def test_a_session_on_a_headless_browser(server: PageServer, real_toolset: BrowserToolset) -> None:
+    toolset = real_toolset
     script = load_script(
         [
             [call("read_page", filter="interactive")],
@@ -506,7 +511,7 @@ def test_a_session_on_headless_chromium(server: PageServer, chromium_toolset: Br
     )
     with FakeMessagesAPI(script) as api:
         result = run_task(
-            chromium_toolset,
+            toolset,
             "Find the sign-up form.",
             client=client_for(api),
             quiet=True,
