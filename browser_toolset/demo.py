@@ -184,15 +184,15 @@ class DemoResult:
         return self.stop_reason == "end_turn" and self.rejected_requests == 0
 
 
-def _start_chromium(out: TextIO) -> Any | None:
+def _start_browser(out: TextIO, browser: str = "chromium") -> Any | None:
     try:
         from .drivers.selenium import SeleniumDriver
 
-        return SeleniumDriver.from_options({"browser": "chromium"})
+        return SeleniumDriver.from_options({"browser": browser})
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         print(
-            f"NOTICE: headless Chromium could not start ({type(exc).__name__}: {first}).\n"
+            f"NOTICE: headless {browser.capitalize()} could not start ({type(exc).__name__}: {first}).\n"
             "NOTICE: running the demo on the mock driver instead (an in-memory browser with the same site).",
             file=out,
             flush=True,
@@ -217,7 +217,7 @@ def run_demo(
     out: TextIO | None = None,
     quiet: bool = False,
 ) -> DemoResult:
-    """Run the demo task; `driver` is `auto` (Chromium, else the mock), `chromium` or `mock`. Writes
+    """Run the demo task; `driver` is `auto` (Chromium, else the mock), `chromium`, `firefox` or `mock`. Writes
     `OUTPUT/session/` and `OUTPUT/report.html`."""
     import anthropic
 
@@ -237,10 +237,11 @@ def run_demo(
     _fresh_session(session)
     with serve_site() as origin:
         browser: Any | None = None
-        if driver in ("auto", "chromium"):
-            browser = _start_chromium(out)
-            if browser is None and driver == "chromium":
-                raise RuntimeError("headless Chromium could not start")
+        if driver in ("auto", "chromium", "firefox"):
+            browser_name = "firefox" if driver == "firefox" else "chromium"
+            browser = _start_browser(out, browser_name)
+            if browser is None and driver != "auto":
+                raise RuntimeError(f"headless {browser_name.capitalize()} could not start")
         twin = write_mock_site(origin, session / "mock-site.json")
         if browser is None:
             browser = MockDriver.from_json(twin)
@@ -248,7 +249,7 @@ def run_demo(
             driver_options: dict[str, str] = {"site": str(twin.resolve())}
         else:
             used = "selenium"
-            driver_options = {"browser": "chromium"}
+            driver_options = {"browser": browser_name}
         toolset = BrowserToolset(browser, navigation=URLPolicy(allowed_hosts=["127.0.0.1"], allow_private=True))
         start_url = f"{origin}/index.html"
         chosen_model = model or DEFAULT_MODEL
@@ -263,7 +264,8 @@ def run_demo(
             "assistant": "live model" if live else "scripted (fake Messages API)",
             "max_turns": MAX_TURNS,
         }
-        print(f"Demo site: {origin}/  (driver: {used}{', headless Chromium' if used == 'selenium' else ''})", file=out)
+        shown = f", headless {driver_options['browser'].capitalize()}" if used == "selenium" else ""
+        print(f"Demo site: {origin}/  (driver: {used}{shown})", file=out)
         print(f"Task: {TASK}", file=out, flush=True)
         printer = TerminalPrinter(stream=out, quiet=quiet)
         if live:
@@ -319,8 +321,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `browser-toolset demo`."""
     parser.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help="folder for the session and report.html")
     parser.add_argument(
-        "--driver", choices=("auto", "chromium", "mock"), default="auto",
-        help="auto: headless Chromium, or the mock driver when no browser can start (default)",
+        "--driver", choices=("auto", "chromium", "firefox", "mock"), default="auto",
+        help="auto: headless Chromium, or the mock driver when no browser can start (default); or one of them",
     )  # fmt: skip
     parser.add_argument("--live", action="store_true", help="use the real model (needs ANTHROPIC_API_KEY)")
     parser.add_argument("--model", help="the model for --live")

@@ -93,18 +93,24 @@ def test_live_needs_an_api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 @pytest.mark.browser
-def test_the_demo_on_headless_chromium(tmp_path: Path) -> None:
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")) or not shutil.which("chromedriver"):
+@pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str) -> None:
+    """The whole task through the real loop: batches, a new tab, a download, a dialog, a form."""
+    if browser == "chromium" and not (
+        (shutil.which("chromium") or shutil.which("chromium-browser")) and shutil.which("chromedriver")
+    ):
         unavailable("chromium or chromedriver is not installed")
+    if browser == "firefox" and not (shutil.which("firefox-esr") or shutil.which("firefox")):
+        unavailable("firefox is not installed")
     out = io.StringIO()
-    result = run_demo(tmp_path, driver="chromium", out=out)
+    result = run_demo(tmp_path, driver=browser, out=out)
     assert (result.driver, result.stop_reason, result.rejected_requests, result.errors) == (
         "selenium",
         "end_turn",
         0,
         0,
     )
-    assert "headless Chromium" in out.getvalue()
+    assert f"headless {browser.capitalize()}" in out.getvalue()
     loaded = check_session(result.session)
     assert loaded.settings["driver"] == "selenium"
     assert result.report.read_text(encoding="utf-8").count('<section class="step ') == len(loaded.calls) == 19
