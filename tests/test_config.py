@@ -227,7 +227,7 @@ def test_a_third_party_driver_without_declarations_gets_its_options_as_text(monk
         return MockDriver.from_options({})
 
     assert declared_options(factory) is None
-    monkeypatch.setattr(cfg, "_driver_factory", lambda name: factory if name == "thirdparty" else None)
+    monkeypatch.setattr(cfg.sources, "driver_factory", lambda name: factory if name == "thirdparty" else None)
     settings = load(env={"BROWSER_TOOLSET_DRIVER": "thirdparty", "BROWSER_TOOLSET_OPTION_ANYTHING": "1"},
                     flags=[("driver_options.flag", True, "-o"), ("browser", "firefox", "--browser")])  # fmt: skip
     assert settings.driver_options == {"anything": "1", "flag": "true", "browser": "firefox"}
@@ -236,7 +236,7 @@ def test_a_third_party_driver_without_declarations_gets_its_options_as_text(monk
         return MockDriver.from_options({})
 
     declaring.options = lambda: (DriverOption("depth", "integer", "3", "how deep"),)  # type: ignore[attr-defined]
-    monkeypatch.setattr(cfg, "_driver_factory", lambda name: declaring)
+    monkeypatch.setattr(cfg.sources, "driver_factory", lambda name: declaring)
     assert load(flags=[("driver_options.depth", "4", "-o")]).driver_options == {"depth": "4"}
     assert "expected a whole number; got '4.5'; use a whole number" in refusal(
         flags=[("driver_options.depth", "4.5", "-o")]
