@@ -9,7 +9,9 @@ a callback. With nobody to ask (the `exec` CLI reads its calls from a pipe), `as
 
 It is a heuristic on what the page calls things, so it errs towards asking: a page can name a "Pay" button
 "Continue", which is why generic commit words count on checkout, account and consent pages and in dialogs whose
-title names the action. A click by coordinate carries no element, so only navigations and ref targets are judged.
+title names the action. A click by coordinate is judged by the element under that point, read from the page just
+before the call (the executor maps the coordinate exactly as for the click), so a "Buy now" button is held the same
+whether Claude clicks its ref or its pixels.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import attrs
 from anthropic.tools.browser import BetaConfirmContext
 from anthropic.types.beta import (
+    BetaBrowserCoordinateTarget,
     BetaBrowserDoubleClickInput,
     BetaBrowserFormInputInput,
     BetaBrowserLeftClickInput,
@@ -232,9 +235,12 @@ def classify(target: Target) -> Assessment:
 
 class TargetLookup(Protocol):
     """What the toolset knows about the element a call names: role, name and surrounding context of a ref, read
-    from the refs Claude was shown (no page read)."""
+    from the refs Claude was shown (no page read), or of the element under a click's coordinate (in screenshot
+    pixels, as the call gives it), read from the page (`BrowserToolset.describe_ref`). None when unknown."""
 
-    def __call__(self, tab_id: str | None, ref: str) -> tuple[str, str, tuple[str, ...]] | None: ...
+    def __call__(
+        self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget
+    ) -> tuple[str, str, tuple[str, ...]] | None: ...
 
 
 Ask: TypeAlias = Callable[[Assessment], bool]
@@ -247,11 +253,11 @@ def target_of(context: BetaConfirmContext, lookup: TargetLookup | None) -> Targe
     call = context.input
     if isinstance(call, BetaBrowserNavigateInput):
         return Target(member=member, url=call.url)
-    ref: str | None = None
+    ref: str | BetaBrowserCoordinateTarget | None = None
     checks = False
     if isinstance(call, BetaBrowserLeftClickInput | BetaBrowserDoubleClickInput | BetaBrowserTripleClickInput):
-        if isinstance(call.target, BetaBrowserRefTarget):
-            ref = call.target.ref
+        # A ref names the element; a coordinate hits whatever is under it, which the lookup reads.
+        ref = call.target.ref if isinstance(call.target, BetaBrowserRefTarget) else call.target
     elif isinstance(call, BetaBrowserFormInputInput):
         ref = call.target.ref
         checks = call.value is True or (isinstance(call.value, str) and call.value.strip().lower() in ("true", "on"))

@@ -43,6 +43,7 @@ from .values import (
     DownloadFailed,
     DownloadStarted,
     DriverEvent,
+    ElementAtPoint,
     FormValue,
     HistoryAction,
     HoldOutcome,
@@ -74,6 +75,7 @@ __all__ = [
     "Driver",
     "DriverError",
     "DriverEvent",
+    "ElementAtPoint",
     "ElementGone",
     "FormValue",
     "HistoryAction",
@@ -155,6 +157,17 @@ class Driver(Protocol):
         """A PNG of the tab's viewport, as the user would see it."""
         ...
 
+    def capture_region(self, handle: str, clip: Rect, scale: float) -> Capture:
+        """A PNG of the viewport region `clip` (whole CSS pixels, inside the viewport) rendered at `scale` device
+        pixels per CSS pixel, for `zoom`: a page rendered at a higher device-pixel ratio shows detail a 1x capture
+        cannot, where enlarging a 1x capture only costs image tokens. The returned `Capture.clip` names the region
+        the PNG shows (None: the whole viewport) and its resolution the scale reached: a driver that cannot render
+        at `scale` returns what it can, and the executor never enlarges an image beyond the pixels captured.
+        The page must be left as it was (viewport size, device-pixel ratio), on failure too.
+
+        This default captures the whole viewport at its usual resolution; the executor crops it."""
+        return self.capture(handle)
+
     # --- pointer --------------------------------------------------------------------------------------------
 
     def click(
@@ -218,6 +231,14 @@ class Driver(Protocol):
 
     def scroll_into_view(self, handle: str, key: str) -> None:
         """Scroll the element into the viewport. Raises `ElementGone`."""
+        ...
+
+    def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
+        """The element at viewport CSS `point`, the one a click there would hit (descending into same-origin frames
+        and open shadow roots), or None when nothing is there. With `of` (a key), its `within` tells whether a
+        click at `point` reaches that element: the executor checks it before a ref click, so a click that would
+        land on an overlay is reported instead of made, and a `confirm` hook judges a coordinate click by it.
+        Raises `ElementGone` when `of` no longer names an element. No scrolling."""
         ...
 
     def set_value(self, handle: str, key: str, value: FormValue) -> str:

@@ -14,8 +14,10 @@ Only what `read_page` could show is searched: visible elements (with no hidden a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -194,6 +196,13 @@ def tokens(text: str) -> list[str]:
     return [_stem(word) for word in _WORD_RE.findall(_normalise(text))]
 
 
+@functools.lru_cache(maxsize=65_536)
+def _field_tokens(text: str) -> tuple[str, ...]:
+    """`tokens`, remembered: a page's names repeat between finds (the same tree is often searched again), and
+    splitting them is most of a search's cost."""
+    return tuple(tokens(text))
+
+
 def _stemmed_table(rows: Iterable[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
     """`rows` keyed by stemmed words; rows whose words stem alike (or repeat) pool their values."""
     out: dict[str, frozenset[str]] = {}
@@ -233,6 +242,19 @@ class _Query:
         # the phrase an exact name would say: content words in order, with their stopwords; else the whole query
         self.phrase = [word for word in words if word not in _ROLE_WORDS] or words
         self.phrase_content = [word for word in self.phrase if word not in _STOPWORDS] or self.phrase
+        # What `_may_match_text` looks for: every scored word and its synonyms, every split of those into two
+        # non-empty pieces (for words run together), and the words long enough to match as a prefix, by length.
+        scored = set(self.content) | set(self.role_words)
+        self.triggers = frozenset(scored.union(*(_SYNONYMS.get(word, frozenset()) for word in scored)))
+        self.pieces = frozenset(
+            piece for word in self.triggers for i in range(1, len(word)) for piece in (word[:i], word[i:])
+        )
+        by_size: dict[int, set[str]] = {}
+        for word in scored:
+            if len(word) >= PREFIX_MIN:
+                by_size.setdefault(len(word), set()).add(word)
+        self.prefixes = tuple((size, frozenset(words)) for size, words in sorted(by_size.items()))
+        self.hint_targets: frozenset[str] = frozenset().union(*(_ROLE_HINTS.get(word, ()) for word in scored))
 
 
 def _merge_phrases(words: list[str]) -> list[str]:
@@ -285,25 +307,26 @@ def _content_text(node: AXNode) -> str:
 
 
 class _Candidate:
-    __slots__ = ("fields", "name", "node", "order")
+    __slots__ = ("fields", "name", "node", "order", "words")
 
     def __init__(self, node: AXNode, order: int) -> None:
         self.node = node
         self.order = order
-        self.name = tokens(node.name)
+        self.name: Sequence[str] = _field_tokens(node.name)
         weight = NAME_WEIGHT
         if not self.name and node.interactive:
             # An unnamed clickable element (a `div` with a click handler) is known by the text inside it.
-            self.name = tokens(_content_text(node))
+            self.name = _field_tokens(_content_text(node))
             weight = CONTENT_WEIGHT
-        fields: list[tuple[float, list[str]]] = [(weight, self.name)]
+        fields: list[tuple[float, Sequence[str]]] = [(weight, self.name)]
         if node.placeholder:
-            fields.append((PLACEHOLDER_WEIGHT, tokens(node.placeholder)))
+            fields.append((PLACEHOLDER_WEIGHT, _field_tokens(node.placeholder)))
         if node.value:
-            fields.append((VALUE_WEIGHT, tokens(node.value)))
+            fields.append((VALUE_WEIGHT, _field_tokens(node.value)))
         if node.description:
-            fields.append((DESCRIPTION_WEIGHT, tokens(node.description)))
+            fields.append((DESCRIPTION_WEIGHT, _field_tokens(node.description)))
         self.fields = fields
+        self.words = frozenset(word for _, field in fields for word in field)
 
     def word_score(self, word: str) -> float:
         best = max((weight * _strength(word, field) for weight, field in self.fields), default=0.0)
@@ -313,11 +336,26 @@ class _Candidate:
         return best
 
 
+def _may_match_text(candidate: _Candidate, query: _Query) -> bool:
+    """False only when no query word can match any of the element's words (`_strength` would be 0 for every pair),
+    checked with set lookups: most of a page's elements fail this, and scoring them fully is what makes a search of
+    a large page slow. Every way `_strength` matches has its test here: a word or synonym present (`triggers`), two
+    field words run together (each one a piece of a trigger), a query word as a field word's prefix."""
+    words = candidate.words
+    if not words:
+        return False
+    if not words.isdisjoint(query.triggers) or not words.isdisjoint(query.pieces):
+        return True
+    return any(word[:size] in starts for size, starts in query.prefixes for word in words if len(word) > size)
+
+
 def _score(candidate: _Candidate, query: _Query) -> float:
     """The element's score, 0 for an element that does not qualify: one that misses every required word, or,
     for a query with none, has neither an asked-for role nor a query word in its text."""
     node = candidate.node
     role_match = node.role in query.roles or node.role in query.content or node.role in query.hinted_roles
+    if not role_match and node.role not in query.hint_targets and not _may_match_text(candidate, query):
+        return 0.0
     scores = {word: candidate.word_score(word) for word in query.content}
     if query.required and not any(scores[word] > 0 or node.role == word for word in query.required):
         return 0.0
@@ -360,13 +398,31 @@ def _candidates(root: AXNode) -> Iterable[_Candidate]:
         stack.extend(reversed(node.children))
 
 
+_last_candidates: tuple[AXNode, list[_Candidate]] | None = None
+_last_lock = threading.Lock()
+
+
+def _candidates_of(root: AXNode) -> list[_Candidate]:
+    """`_candidates`, remembered for the last tree searched: a driver answers a read of an unchanged page with
+    the same tree object, so a second `find` on it skips the walk and the word splitting."""
+    global _last_candidates
+    with _last_lock:
+        last = _last_candidates
+    if last is not None and last[0] is root:
+        return last[1]
+    candidates = list(_candidates(root))
+    with _last_lock:
+        _last_candidates = (root, candidates)
+    return candidates
+
+
 def find_matches(root: AXNode, query: str, *, limit: int = FIND_LIMIT) -> list[AXNode]:
     """The elements under `root` that best match `query`, best first, at most `limit`; never one scoring 0."""
     parsed = _Query(query)
     if limit <= 0 or not (parsed.content or parsed.role_words):
         return []
     scored: list[tuple[float, int, AXNode]] = []
-    for candidate in _candidates(root):
+    for candidate in _candidates_of(root):
         score = _score(candidate, parsed)
         if score > 0:
             scored.append((-score, candidate.order, candidate.node))

@@ -18,9 +18,21 @@ from anthropic.tools.browser import BetaScreenshotResult
 from PIL import Image
 
 from .errors import ActionError
-from .values import Capture, Point, Size
+from .values import Capture, Point, Rect, Size
 
-__all__ = ["Frame", "ImageLimits", "encode_image", "frame_for", "screenshot_image", "zoom_image"]
+__all__ = [
+    "MAX_ZOOM_SCALE",
+    "ZOOM_SCALE_STEP",
+    "Frame",
+    "ImageLimits",
+    "encode_image",
+    "frame_for",
+    "screenshot_image",
+    "zoom_clip",
+    "zoom_image",
+    "zoom_region",
+    "zoom_scale",
+]
 
 ImageFormat = Literal["png", "jpeg", "webp"]
 
@@ -149,24 +161,59 @@ def screenshot_image(capture: Capture, frame: Frame, limits: ImageLimits) -> Bet
     return encode_image(_resized(_open(capture), frame.image), limits)
 
 
+MAX_ZOOM_SCALE = 4.0
+"""The highest device-pixel ratio a zoom asks the browser to render at. Past it a region is small enough that its
+image is small too: Claude gets the pixels the page has at 4x, never an enlargement of them."""
+
+ZOOM_SCALE_STEP = 0.25
+"""Zoom ratios are whole quarters (1.25, 2.5, ...)."""
+
+
+def zoom_region(frame: Frame, region: tuple[int, int, int, int]) -> Rect:
+    """The region (in the frame's image pixels, end-exclusive) as the exact viewport CSS rectangle it shows."""
+    x0, y0, x1, y1 = region
+    return Rect(x0 * frame.scale_x, y0 * frame.scale_y, (x1 - x0) * frame.scale_x, (y1 - y0) * frame.scale_y)
+
+
+def zoom_clip(css: Rect, viewport: Size) -> Rect:
+    """`css` widened to whole CSS pixels and kept inside the viewport: what a driver is asked to capture (browsers
+    clip on whole pixels). The exact region is cropped from it afterwards."""
+    x0 = min(max(0, math.floor(css.x)), viewport.width - 1)
+    y0 = min(max(0, math.floor(css.y)), viewport.height - 1)
+    x1 = max(min(viewport.width, math.ceil(css.x + css.width)), x0 + 1)
+    y1 = max(min(viewport.height, math.ceil(css.y + css.height)), y0 + 1)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def zoom_scale(css: Rect, limits: ImageLimits) -> float:
+    """The device-pixel ratio to capture `css` at: enough to fill the largest image the limits allow for the region,
+    rounded up to a quarter (ratios browsers commonly render at, exact in binary arithmetic), at most
+    `MAX_ZOOM_SCALE`, at least 1. The quarter step overshoots by less than a quarter; the image is brought down to
+    the limits, which costs a resampling, never detail."""
+    target = limits.fit(css.width, css.height, enlarge=True)
+    needed = max(target.width / css.width, target.height / css.height)
+    # the tolerance absorbs float error in a ratio that is a whole number of steps in exact arithmetic
+    steps = math.ceil(needed / ZOOM_SCALE_STEP - 1e-6)
+    return max(1.0, min(MAX_ZOOM_SCALE, steps * ZOOM_SCALE_STEP))
+
+
 def zoom_image(
     capture: Capture, frame: Frame, limits: ImageLimits, region: tuple[int, int, int, int]
 ) -> BetaScreenshotResult:
-    """The region (in the frame's image pixels, end-exclusive) cropped from the capture at its full resolution and
-    enlarged to the limits with its aspect ratio kept."""
-    x0, y0, x1, y1 = region
+    """The region (in the frame's image pixels, end-exclusive) cropped from the capture, which shows the whole
+    viewport or its `clip`, at the capture's full resolution. The image is as large as the limits allow but never
+    larger than the pixels captured for the region: enlarging a capture adds image tokens, not detail."""
+    css = zoom_region(frame, region)
     image = _open(capture)
-    # image pixels -> CSS pixels -> capture pixels (the capture may be at a device-pixel-ratio above 1)
-    per_css_x = image.width / capture.viewport.width
-    per_css_y = image.height / capture.viewport.height
-    box = (
-        round(x0 * frame.scale_x * per_css_x),
-        round(y0 * frame.scale_y * per_css_y),
-        round(x1 * frame.scale_x * per_css_x),
-        round(y1 * frame.scale_y * per_css_y),
-    )
-    box = (box[0], box[1], max(box[2], box[0] + 1), max(box[3], box[1] + 1))
-    cropped = image.crop(box)
-    css_width = (x1 - x0) * frame.scale_x
-    css_height = (y1 - y0) * frame.scale_y
-    return encode_image(_resized(cropped, limits.fit(css_width, css_height, enlarge=True)), limits)
+    shown = capture.clip or Rect(0, 0, capture.viewport.width, capture.viewport.height)
+    # CSS pixels -> capture pixels (the capture may be at a device-pixel ratio above 1)
+    per_css_x = image.width / shown.width
+    per_css_y = image.height / shown.height
+    left = min(max(0, round((css.x - shown.x) * per_css_x)), image.width - 1)
+    top = min(max(0, round((css.y - shown.y) * per_css_y)), image.height - 1)
+    right = min(max(left + 1, round((css.x + css.width - shown.x) * per_css_x)), image.width)
+    bottom = min(max(top + 1, round((css.y + css.height - shown.y) * per_css_y)), image.height)
+    cropped = image.crop((left, top, right, bottom))
+    detail = min(per_css_x, per_css_y)
+    # fitting the captured size without `enlarge` keeps the region's aspect ratio and never upscales
+    return encode_image(_resized(cropped, limits.fit(css.width * detail, css.height * detail)), limits)

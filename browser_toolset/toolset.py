@@ -82,7 +82,17 @@ from .annotate import annotate_capture
 from .driver import Driver
 from .driver_errors import DriverError, ElementGone, NotSupported, TabGone
 from .errors import ActionError, StaleRefError
-from .images import Frame, ImageLimits, encode_image, frame_for, screenshot_image, zoom_image
+from .images import (
+    Frame,
+    ImageLimits,
+    encode_image,
+    frame_for,
+    screenshot_image,
+    zoom_clip,
+    zoom_image,
+    zoom_region,
+    zoom_scale,
+)
 from .keys import parse_chord, parse_modifiers, parse_sequence
 from .sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
 from .tabs import Tab, TabInventory, check_tab_id, named_context
@@ -111,6 +121,8 @@ log = logging.getLogger("browser_toolset")
 
 # --- the limits the API tells Claude but does not enforce (contract §4), kept as data ----------------------------
 
+COVER_WAIT = 0.5  # seconds a ref click waits for a cover over the element to go (a fading dialog, a transition)
+COVER_POLLS = 10
 SCROLL_AMOUNT = (1, 10, 3)  # min, max, default, in wheel notches
 SCROLL_NOTCH_PX = 100  # CSS pixels per notch, as Chromium and Firefox scroll a page per wheel click
 REPEAT = (1, 100, 1)
@@ -118,6 +130,9 @@ DURATION_MAX = 30.0
 DEPTH_DEFAULT = 15
 MAX_KEY_PRESSES = 1000  # a key sequence times repeat
 READ_PAGE_MAX = 50_000
+READ_PAGE_EARLY_STOP = READ_PAGE_MAX * 3 // 2
+"""A page read lets the driver stop once its estimate of the printout passes this: the margin over the cap makes
+an estimate that runs long (names the printout cuts or folds) rarely cost a second read."""
 PAGE_TEXT_MAX = 50_000
 SCRIPT_RESULT_MAX = 20_000
 LOG_ENTRY_MAX = 1_000
@@ -364,14 +379,23 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
                 return self._entry(info)
         raise ActionError(f"{tab.tab_id} is no longer open. Call list_tabs to see the open tabs.")
 
-    def describe_ref(self, tab_id: str | None, ref: str) -> tuple[str, str, tuple[str, ...]] | None:
-        """What a ref names, from what Claude was shown (no page read): its role, its accessible name, and the
-        names of the forms and dialogs around it. None when the tab or the ref is unknown. For a `confirm` hook
-        (`browser_toolset.confirm.ActionGate`), which decides before the call runs."""
+    def describe_ref(
+        self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget
+    ) -> tuple[str, str, tuple[str, ...]] | None:
+        """What a call's target names: its role, its accessible name, and the names of the forms and dialogs around
+        it. For a ref, from what Claude was shown (no page read); for a coordinate, the element under that point
+        now (one page read), found with the same screenshot-to-CSS mapping the click uses, so a button clicked by
+        coordinate is judged exactly as by ref. None when the tab, the ref or the point is unknown. For a
+        `confirm` hook (`browser_toolset.confirm.ActionGate`), which decides before the call runs."""
         try:
             tab = self._inventory.target(tab_id)
+            if isinstance(ref, BetaBrowserCoordinateTarget):
+                hit = self.driver.element_at(tab.handle, self._point(tab, ref))
+                if hit is None:
+                    return None
+                return hit.role, hit.name, hit.context
             entry = tab.refs.entry(ref)
-        except ToolError:
+        except (ToolError, DriverError):
             return None
         return entry.role, entry.name, named_context(tab.tree, entry.key)
 
@@ -419,6 +443,33 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             with self._on_element(tab, target.ref) as key:
                 return self.driver.element_center(tab.handle, key)
         return self._point(tab, target)
+
+    def _click_point(self, tab: Tab, target: BetaBrowserCoordinateTarget | BetaBrowserRefTarget) -> Point:
+        """Where a click goes. A ref is clicked at its centre only if the click would reach it there: when another
+        element covers that point (a modal, a cookie banner, a date picker left open), the click would act on the
+        cover instead, so after waiting briefly for a transition to end (`COVER_WAIT`), the call fails naming the
+        cover. The element itself, anything inside it and its labels all count as reaching it."""
+        point = self._target_point(tab, target)
+        if not isinstance(target, BetaBrowserRefTarget):
+            return point
+        with self._on_element(tab, target.ref) as key:
+            for attempt in range(COVER_POLLS + 1):
+                hit = self.driver.element_at(tab.handle, point, of=key)
+                if hit is None or hit.within is not False:
+                    return point
+                if attempt < COVER_POLLS:
+                    self._sleep(COVER_WAIT / COVER_POLLS)
+        if hit is None or hit.within is not False:
+            return point
+        ref = target.ref.strip()
+        if hit.name or hit.role not in ("generic", "none", "presentation", ""):
+            cover = tree_text.format_line(AXNode(role=hit.role, name=hit.name), tab.refs.by_key.get(hit.key or ""))
+        else:
+            cover = "an unnamed element laid over the page"
+        raise ActionError(
+            f"The click on {ref} would land on {cover}, which covers it. Wait for that to go away or close it first, "
+            f"then click {ref} again."
+        )
 
     def _target_note(self, tab: Tab, target: BetaBrowserCoordinateTarget | BetaBrowserRefTarget) -> str | None:
         """The line after a pointer action's acknowledgment: which element a ref named, so Claude can see that
@@ -484,14 +535,19 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         if len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
             raise ActionError("region must be four integers [x0, y0, x1, y1] in screenshot pixels.")
         x0, y0, x1, y1 = region
-        capture = self.driver.capture(tab.handle)
-        frame = frame_for(capture.viewport, self.image_limits)
+        # the region is in the screenshot frame, which a zoom never changes: coordinates stay full-viewport pixels
+        frame = self._frame(tab)
         width, height = frame.image.width, frame.image.height
         if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
             raise ActionError(
                 f"region {list(region)} is not inside the viewport: it needs 0 <= x0 < x1 <= {width} and "
                 f"0 <= y0 < y1 <= {height} (screenshot pixels, with x1 and y1 exclusive)."
             )
+        # Render the region at the device-pixel ratio its image needs, so the enlargement is real page detail;
+        # the SDK renders a zoom as the image alone, so the ratio reached shows only in the image's size.
+        css = zoom_region(frame, (x0, y0, x1, y1))
+        clip = zoom_clip(css, frame.viewport)
+        capture = self.driver.capture_region(tab.handle, clip, zoom_scale(css, self.image_limits))
         return zoom_image(capture, frame, self.image_limits, (x0, y0, x1, y1))
 
     # --- pointer --------------------------------------------------------------------------------------------
@@ -499,7 +555,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     def _click(self, name: str, input: ClickInput) -> str | None:
         tab = self._tab(input.tab_id)
         modifiers = parse_modifiers(input.modifiers)
-        point = self._target_point(tab, input.target)
+        point = self._click_point(tab, input.target)
         button, count = CLICKS[name]
         self.driver.click(tab.handle, point, button=button, count=count, modifiers=modifiers)
         return self._target_note(tab, input.target)
@@ -614,7 +670,18 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             raise ActionError(f"depth must be at least 1; got {depth}.")
         # The driver may leave out what this read cannot show; the rendering below still applies every rule.
         key = None if input.ref is None else tab.refs.key_of(input.ref)
-        request = SnapshotRequest(filter=input.filter or "visible", depth=depth, root_key=key)
+        if key is None:
+            # A page read may stop once it has surely filled the cap (a big page's tail costs a walk Claude never
+            # sees). An "all" read asks for no depth cut, so that an uncut one is the whole tree, which the driver
+            # may keep for the `find` that usually follows.
+            text = self._read_prefix(tab, input.filter, depth)
+            if text is not None:
+                return text
+            request = (
+                WHOLE_TREE if input.filter == "all" else SnapshotRequest(filter=input.filter or "visible", depth=depth)
+            )
+        else:
+            request = SnapshotRequest(filter=input.filter or "visible", depth=depth, root_key=key)
         try:
             snapshot, index = self._snapshot(tab, request)
         except ElementGone:
@@ -630,7 +697,23 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         else:
             root = snapshot.root
         return tree_text.render_tree(
-            root, ref_for=tab.refs.ref_for, filter=input.filter, depth=depth, max_chars=READ_PAGE_MAX
+            root, ref_for=tab.refs.ref_for, filter=input.filter, depth=depth, max_chars=READ_PAGE_MAX, full_value=key
+        )
+
+    def _read_prefix(self, tab: Tab, filter: tree_text.Filter | None, depth: int) -> str | None:
+        """A page read that lets the driver stop early: its text, or None when the driver stopped before the
+        printout reached the cap (only a read of the rest of the page can tell what comes next), which happens
+        only when the driver's estimate of the lines' length was off."""
+        request = SnapshotRequest(
+            filter=filter or "visible", depth=None if filter == "all" else depth, chars=READ_PAGE_EARLY_STOP
+        )
+        snapshot, _ = self._snapshot(tab, request)
+        if snapshot.truncated:
+            return tree_text.render_tree_prefix(
+                snapshot.root, ref_for=tab.refs.ref_for, filter=filter, depth=depth, max_chars=READ_PAGE_MAX
+            )
+        return tree_text.render_tree(
+            snapshot.root, ref_for=tab.refs.ref_for, filter=filter, depth=depth, max_chars=READ_PAGE_MAX
         )
 
     def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:

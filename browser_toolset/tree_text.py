@@ -23,6 +23,9 @@ from .values import STATE_TOKENS, AXNode
 
 __all__ = [
     "DESCRIPTION_MAX",
+    "FULL_VALUE_MAX",
+    "INPUT_FORMATS",
+    "INPUT_TYPES",
     "MIN_MAX_CHARS",
     "NAME_MAX",
     "PLACEHOLDER_MAX",
@@ -39,6 +42,7 @@ __all__ = [
     "labelled_by_text",
     "quote",
     "render_tree",
+    "render_tree_prefix",
     "text_label",
     "truncation_note",
 ]
@@ -48,10 +52,29 @@ RefFor = Callable[[AXNode], "str | None"]
 
 NAME_MAX = 150
 VALUE_MAX = 100
+FULL_VALUE_MAX = 10_000
+"""How much of a value a read scoped to its element (`read_page` with the element's ref) prints: a long text
+field's whole content, bounded so one field cannot fill the result."""
 PLACEHOLDER_MAX = 100
 DESCRIPTION_MAX = 150
 TEXT_MAX = 300
 """A text run longer than this is cut: `read_page` shows structure, `get_page_text` is the member for prose."""
+
+INPUT_TYPES: frozenset[str] = frozenset(
+    {"date", "time", "datetime-local", "month", "week", "number", "email", "tel", "url", "color", "range"}
+)
+"""The `AXNode.input_type`s a line shows as `type=...`; anything else a driver passes is not printed."""
+
+INPUT_FORMATS: dict[str, str] = {
+    "date": "yyyy-mm-dd",
+    "time": "hh:mm",
+    "datetime-local": "yyyy-mm-ddThh:mm",
+    "month": "yyyy-mm",
+    "week": "yyyy-Www",
+    "color": "#rrggbb",
+}
+"""The value format `form_input` takes for the input types whose format is not obvious (the HTML value syntax,
+whatever the browser displays): a line shows it as `format=...` after `type=`."""
 
 READ_PAGE_MAX_CHARS = 50_000
 """The contract's cap on a `read_page` result."""
@@ -133,8 +156,29 @@ def _states(node: AXNode) -> list[str]:
     return sorted(known, key=STATE_ORDER.__getitem__)
 
 
-def _body(node: AXNode) -> str:
-    """The line for `node` without indentation or ref."""
+def _value_part(value: str, full: bool) -> str:
+    """`value="..."`, cut at `VALUE_MAX` (at `FULL_VALUE_MAX` when `full`), with a note after a cut value that
+    says how long it is and how to read the rest: a cut field's content is often what Claude came to check."""
+    limit = FULL_VALUE_MAX if full else VALUE_MAX
+    part = "value=" + quote(value, limit)
+    if len(value) <= limit:
+        return part
+    if full:
+        return f"{part} (value cut at {limit:,} of {len(value):,} characters)"
+    whole = "in full" if len(value) <= FULL_VALUE_MAX else f"up to {FULL_VALUE_MAX:,} characters"
+    return f"{part} (value cut, {len(value):,} characters: read_page with this ref shows it {whole})"
+
+
+def _type_part(node: AXNode) -> str:
+    """`type=date format=yyyy-mm-dd` for a typed field, `type=email` when the type says it all, or ""."""
+    if node.input_type not in INPUT_TYPES:
+        return ""
+    form = INPUT_FORMATS.get(node.input_type)
+    return f"type={node.input_type}" + (f" format={form}" if form else "")
+
+
+def _body(node: AXNode, full_value: bool = False) -> str:
+    """The line for `node` without indentation or ref; with `full_value`, its value up to `FULL_VALUE_MAX`."""
     role = safe_role(node.role)
     if role == "text":
         return "text " + quote(node.name, TEXT_MAX)
@@ -144,11 +188,14 @@ def _body(node: AXNode) -> str:
         parts.append(quote(name, NAME_MAX))
     if node.level is not None:
         parts.append(f"level={int(node.level)}")
+    typed = _type_part(node)
+    if typed:
+        parts.append(typed)
     if node.value is not None:
         value = fold(node.value)
         # A value that repeats the name (an `<input type=submit>`, an option) says nothing new.
         if value and value.casefold() != name.casefold():
-            parts.append("value=" + quote(value, VALUE_MAX))
+            parts.append(_value_part(value, full_value))
     placeholder = fold(node.placeholder)
     # A field with no label takes its name from its placeholder: printing both would say it twice.
     if placeholder and placeholder.casefold() != name.casefold():
@@ -161,8 +208,8 @@ def _body(node: AXNode) -> str:
 
 
 def format_line(node: AXNode, ref: str | None) -> str:
-    """One node as `read_page` prints it: `role "name"`, then `level=`, `value=`, `placeholder=`,
-    `description=` and state words (in `STATE_TOKENS` order), then `[ref]`.
+    """One node as `read_page` prints it: `role "name"`, then `level=`, `type=` (and `format=`), `value=`,
+    `placeholder=`, `description=` and state words (in `STATE_TOKENS` order), then `[ref]`.
 
     Every page-supplied string is folded, cut and quoted, so the line is always one line and its ref tag is
     the only `[...]` outside quotes. A `text` node is a run of text with no element, so it never has a ref."""
@@ -339,12 +386,12 @@ def _repeats(text: str, parent_name: str) -> bool:
     return text_cf == name_cf or (len(name_cf) <= NAME_MAX and text_cf in name_cf)
 
 
-def _row_body(row: _Row) -> str:
+def _row_body(row: _Row, full_value: str | None = None) -> str:
     level, node, text, _ = row
     indent = INDENT * (level - 1)
     if node is None:
         return indent + "text " + _JSON_QUOTE(cut(text, TEXT_MAX))
-    return indent + _body(node)
+    return indent + _body(node, full_value is not None and node.key == full_value)
 
 
 def _wants_ref(row: _Row) -> bool:
@@ -352,9 +399,12 @@ def _wants_ref(row: _Row) -> bool:
     return node is not None and node.key is not None
 
 
-def truncation_note(max_chars: int, hidden_lines: int) -> str:
-    """The last line of a capped result: says that it was cut, how much is missing, and how to read the rest."""
+def truncation_note(max_chars: int, hidden_lines: int, *, at_least: bool = False) -> str:
+    """The last line of a capped result: says that it was cut, how much is missing, and how to read the rest.
+    `at_least` when only part of the page was read (`render_tree_prefix`): the count is then a lower bound."""
     more = "1 more line" if hidden_lines == 1 else f"{hidden_lines:,} more lines"
+    if at_least:
+        more = f"at least {more}"
     return (
         f"[Truncated at {max_chars:,} characters: {more} not shown. Narrow the read with a smaller depth, "
         'filter "interactive", or the ref of a container element.]'
@@ -387,6 +437,7 @@ def render_tree(
     depth: int,
     max_chars: int = READ_PAGE_MAX_CHARS,
     include_root: bool = False,
+    full_value: str | None = None,
 ) -> str:
     """`read_page`'s text for the tree under `root`.
 
@@ -397,7 +448,10 @@ def render_tree(
 
     `ref_for` is called once per printed node that has a key, in output order, and for no other node, so refs
     are handed out only for what Claude sees. The result never exceeds `max_chars`; when it would, it stops
-    at a line boundary and its last line is `truncation_note`."""
+    at a line boundary and its last line is `truncation_note`.
+
+    `full_value` is the key of the element whose value prints up to `FULL_VALUE_MAX` characters rather than
+    `VALUE_MAX`: the element a `ref` read is scoped to, so a long value cut on a page read can be read whole."""
     if depth < 1:
         raise ValueError(f"depth must be at least 1, got {depth}")
     if max_chars < MIN_MAX_CHARS:
@@ -405,17 +459,43 @@ def render_tree(
     rows = _merge_text(_collect(root, filter, depth, include_root))
     if not rows:
         return empty_text(filter)
-    return _emit(rows, ref_for, max_chars)
+    text = _emit(rows, ref_for, max_chars, full_value)
+    assert text is not None  # only a prefix can leave the cut undecided
+    return text
 
 
-def _emit(rows: list[_Row], ref_for: RefFor, max_chars: int) -> str:
+def render_tree_prefix(
+    root: AXNode, *, ref_for: RefFor, filter: Filter | None, depth: int, max_chars: int = READ_PAGE_MAX_CHARS
+) -> str | None:
+    """`render_tree` for a tree that holds only the page's first elements (a read the driver stopped early,
+    `AXSnapshot.truncated`): when the cap is reached within the prefix, the lines the whole tree would print, its
+    note counting "at least" the lines left out (a note sized differently, so the cut may come a line earlier);
+    None when the cap is not reached, since the lines after the prefix might then have been printed, and only a
+    read of the whole page can tell."""
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+    if max_chars < MIN_MAX_CHARS:
+        raise ValueError(f"max_chars must be at least {MIN_MAX_CHARS}, got {max_chars}")
+    rows = _merge_text(_collect(root, filter, depth, False))
+    if len(rows) < 2:
+        return None
+    # The last row may be a text run that the next, unread one would have joined: it is never printed.
+    return _emit(rows, ref_for, max_chars, None, prefix=True)
+
+
+def _emit(
+    rows: list[_Row], ref_for: RefFor, max_chars: int, full_value: str | None = None, *, prefix: bool = False
+) -> str | None:
     """Print rows until the cap, asking for a ref only once its line is sure to be printed.
 
     A line is printed when, with its ref taken at the longest allowed, either a truncation note still fits after
     it or every remaining line fits with no note. Each printed line adds at least as much as the note can shrink
     (two characters, from "1,000 more" to "999 more"), so the lines that can be printed form a prefix, and this
     finds it, short by at most one line's unused ref reserve. Lines past the cap are never formatted, so a huge
-    tree costs little more than its walk."""
+    tree costs little more than its walk.
+
+    With `prefix` the rows are the start of a longer list: "every remaining line fits" cannot be known, so where
+    the answer would decide, or where every row would be printed, the result is None."""
     n = len(rows)
     bodies: list[str | None] = [None] * n
     reserve = len(" []") + REF_MAX
@@ -423,7 +503,7 @@ def _emit(rows: list[_Row], ref_for: RefFor, max_chars: int) -> str:
     def body_of(j: int) -> str:
         body = bodies[j]
         if body is None:
-            body = bodies[j] = _row_body(rows[j])
+            body = bodies[j] = _row_body(rows[j], full_value)
         return body
 
     def room(j: int) -> int:
@@ -437,19 +517,24 @@ def _emit(rows: list[_Row], ref_for: RefFor, max_chars: int) -> str:
                 return False
         return True
 
-    longest_note = len(truncation_note(max_chars, n))  # a note for fewer lines is never longer
+    longest_note = len(truncation_note(max_chars, n, at_least=prefix))  # a note for fewer lines is never longer
     lines: list[str] = []
     used = 0
     all_fit = False
     for i in range(n):
+        if prefix and i == n - 1:
+            return None
         if not all_fit:
             rest = n - i - 1
             needed = used + room(i) + 1
             note_fits = rest > 0 and (
-                needed + longest_note <= max_chars or needed + len(truncation_note(max_chars, rest)) <= max_chars
+                needed + longest_note <= max_chars
+                or needed + len(truncation_note(max_chars, rest, at_least=prefix)) <= max_chars
             )
             if not note_fits:
                 all_fit = rest_fits(i, max_chars - used)
+                if all_fit and prefix:
+                    return None
                 if not all_fit:
                     break
         line = body_of(i)
@@ -463,5 +548,5 @@ def _emit(rows: list[_Row], ref_for: RefFor, max_chars: int) -> str:
         lines.append(line)
         used += len(line) + (1 if i else 0)
     if len(lines) < n:
-        lines.append(truncation_note(max_chars, n - len(lines)))
+        lines.append(truncation_note(max_chars, n - len(lines), at_least=prefix))
     return "\n".join(lines)

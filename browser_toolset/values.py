@@ -25,6 +25,7 @@ __all__ = [
     "DownloadFailed",
     "DownloadStarted",
     "DriverEvent",
+    "ElementAtPoint",
     "FormValue",
     "HistoryAction",
     "HoldOutcome",
@@ -100,6 +101,10 @@ class Rect:
             and self.y + self.height > 0
         )
 
+    def within(self, size: Size) -> bool:
+        """Whether the box is non-empty and lies wholly inside a viewport of `size`."""
+        return 0 <= self.x < self.x + self.width <= size.width and 0 <= self.y < self.y + self.height <= size.height
+
 
 @attrs.frozen
 class TabInfo:
@@ -125,11 +130,14 @@ class NavigationOutcome:
 
 @attrs.frozen
 class Capture:
-    """A capture of the whole viewport. `png` may be at any resolution (a device-pixel-ratio of 2 doubles it);
-    `viewport` is the viewport in CSS pixels, which is what the executor maps coordinates against."""
+    """A capture of the viewport, or of the part of it `clip` names. `png` may be at any resolution (a
+    device-pixel-ratio of 2 doubles it): its pixels per CSS pixel are its width over the width it shows. `viewport`
+    is the viewport in CSS pixels, which is what the executor maps coordinates against; `clip` is the region shown
+    in viewport CSS pixels, None for the whole viewport."""
 
     png: bytes = attrs.field(repr=lambda png: f"<{len(png)} bytes>")
     viewport: Size
+    clip: Rect | None = None
 
 
 STATE_TOKENS: tuple[str, ...] = (
@@ -141,6 +149,7 @@ STATE_TOKENS: tuple[str, ...] = (
     "expanded",
     "collapsed",
     "disabled",
+    "multiline",
     "readonly",
     "required",
     "invalid",
@@ -161,7 +170,10 @@ class AXNode:
     element of its own, which has no key); `name`, `description`, `value` and `placeholder` are already
     whitespace-collapsed. `bounds` is None for nodes with no box. `visible` is rendered-and-not-hidden (display,
     visibility, opacity, zero size, clipping, `hidden`, `inert`, `aria-hidden`); `in_viewport` is visible and
-    intersecting the viewport; `interactive` is focusable, clickable or editable."""
+    intersecting the viewport; `interactive` is focusable, clickable or editable. `input_type` is the type of a
+    field whose value has a shape its role does not tell (`date`, `time`, `datetime-local`, `month`, `week`,
+    `number`, `email`, `tel`, `url`, `color`, `range`: an HTML input's type), empty for every other node;
+    `read_page` prints it with the format a value must have (`tree_text.INPUT_FORMATS`)."""
 
     role: str
     name: str = ""
@@ -175,6 +187,7 @@ class AXNode:
     visible: bool = True
     in_viewport: bool = True
     interactive: bool = False
+    input_type: str = ""
     children: tuple[AXNode, ...] = ()
 
     def walk(self) -> list[AXNode]:
@@ -196,6 +209,24 @@ class AXSnapshot:
     document: str
     root: AXNode
     viewport: Size
+    truncated: bool = False
+    """The driver stopped reading early, as the request allowed (`SnapshotRequest.budget`, `chars`): the tree holds
+    the page's first elements only."""
+
+
+@attrs.frozen
+class ElementAtPoint:
+    """The element a viewport point hits, as a click there would: the topmost one, inside same-origin frames and
+    open shadow roots (`Driver.element_at`). `key` is None for an element the driver cannot hand out a key for.
+    Asked about an element (`of`), `within` says whether a click at the point reaches it (the hit is that element,
+    inside it, or a label of it); otherwise it is None. `context` holds the names of the named forms, dialogs and
+    regions around it, nearest first. Role and names are what the page says: untrusted."""
+
+    key: str | None
+    role: str
+    name: str
+    within: bool | None = None
+    context: tuple[str, ...] = ()
 
 
 SnapshotFilter = Literal["all", "visible", "interactive"]
@@ -207,20 +238,31 @@ class SnapshotRequest:
 
     `filter` is `read_page`'s: `all` (every element), `visible` (what is in the viewport, `read_page`'s default)
     or `interactive`; `depth` is `read_page`'s depth in printed levels (None: unlimited); `root_key` scopes the read
-    to one element's subtree; `budget` is the most nodes wanted (None: unlimited). A request is a permission, not an
-    order: a driver may return more than asked (the whole tree is always a valid answer), since the executor applies
-    the same filter, depth and scope when it renders. A pruned tree must print exactly what the whole tree prints:
-    hidden subtrees may go, nodes that cannot print may be replaced by their children."""
+    to one element's subtree; `budget` is the most nodes wanted (None: unlimited); `chars` is the length of the
+    printout the read is capped at (None: no cap), so a driver may stop reading a page once what it has read would
+    certainly print about that much. A request is a permission, not an order: a driver may return more than asked
+    (the whole tree is always a valid answer), since the executor applies the same filter, depth and scope when it
+    renders. A pruned tree must print exactly what the whole tree prints: hidden subtrees may go, nodes that cannot
+    print may be replaced by their children. A tree cut short by `budget` or `chars` is marked
+    `AXSnapshot.truncated` and holds a prefix of the page in document order; the executor checks that its printout
+    reached the cap before showing it, and reads the page again without `chars` otherwise."""
 
     filter: SnapshotFilter = "all"
     depth: int | None = None
     root_key: str | None = None
     budget: int | None = None
+    chars: int | None = None
 
     @property
     def whole(self) -> bool:
         """Whether the request asks for the whole tree (every element, hidden ones included)."""
-        return self.filter == "all" and self.depth is None and self.root_key is None and self.budget is None
+        return (
+            self.filter == "all"
+            and self.depth is None
+            and self.root_key is None
+            and self.budget is None
+            and self.chars is None
+        )
 
 
 WHOLE_TREE = SnapshotRequest()

@@ -243,3 +243,49 @@ def test_then_runs_after_the_gate(driver: MockDriver) -> None:
 )
 def test_hosts_and_sign_in_pages_are_not_account_changes(target: Target, categories: tuple[str, ...]) -> None:
     assert classify(target).categories == categories
+
+
+# --- clicks by coordinate are judged by the element under the point -----------------------------------------------
+
+
+def at(toolset: BrowserToolset, driver: MockDriver, name: str) -> dict[str, Any]:
+    """The coordinate target (screenshot pixels) at the centre of the element named `name`."""
+    x, y = toolset.frame().to_image(driver.page().center(name))
+    return {"type": "coordinate", "x": x, "y": y}
+
+
+def test_a_coordinate_click_is_held_like_a_ref_click(driver: MockDriver) -> None:
+    session, gate = gated(driver, default="deny")
+    toolset = session.toolset
+    message = error(session.call("left_click", target=at(toolset, driver, "Place order")))
+    assert message.startswith(
+        "Error: left_click on button 'Place order' was not run: it looks like a purchase or payment (the element "
+        "is named 'Place order')"
+    )
+    assert driver.calls_to("click") == []
+    for member in ("double_click", "triple_click"):
+        assert "a purchase or payment" in error(session.call(member, target=at(toolset, driver, "Place order")))
+    assert driver.calls_to("click") == []
+    # the dialog around the button under the point is its context, as for a ref
+    message = error(session.call("left_click", target=at(toolset, driver, "Yes")))
+    assert "deleting something" in message
+    ok(session.call("left_click", target=at(toolset, driver, "Add to cart")))
+    assert len(driver.calls_to("click")) == 1
+    assert gate.lookup is not None
+
+
+def test_a_coordinate_click_asks_about_what_is_under_it_now(driver: MockDriver) -> None:
+    """The element is read at the point when the call comes, not from an earlier read: a page that moved a "Buy
+    now" button under the point is held."""
+    asked: list[Assessment] = []
+
+    def ask(assessment: Assessment) -> bool:
+        asked.append(assessment)
+        return True
+
+    session, _ = gated(driver, decisions={"purchase": "ask"}, default="allow", ask=ask)
+    target = at(session.toolset, driver, "Add to cart")
+    driver.page().element("Add to cart").set(name="Buy now")
+    ok(session.call("left_click", target=target))
+    assert [(a.target.role, a.target.name) for a in asked] == [("button", "Buy now")]
+    assert len(driver.calls_to("click")) == 1

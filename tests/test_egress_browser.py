@@ -334,10 +334,13 @@ def test_nothing_reaches_the_internal_listeners(
 REFRESHES = {"meta-refresh": _meta_refresh, "refresh-header": _refresh_header}
 
 CHROMIUM_REFRESH_WEDGE = (
-    "Chromium 156 can stop answering BiDi (about 1 run in 2) when a page's 0-second refresh starts a navigation while "
-    "browsingContext.navigate(wait=complete) is pending with the network intercept on; seen with and without the "
-    "egress proxy (navigation.py; the README's known limits). Nothing reaches the internal listeners either way."
+    "Chromium 156 can stop answering BiDi altogether (about 1 run in 2) when a page's 0-second refresh starts a "
+    "navigation in the same instant as the page's load event while the session's network intercept is on: the "
+    "refresh's intercepted request is announced (beforeRequestSent) and then no command gets a reply, whether the "
+    "guard continues or fails that request, whether `navigate` waits for the load or not (wait=none was tried), "
+    "delayed or not; without the intercept it does not happen. Nothing reaches the internal listeners either way."
 )
+"""Why the refresh scenarios are a known failure on Chromium (see the README's known limits)."""
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -22,7 +22,7 @@ from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from tests.support.browsers import require_browser
 from tests.support.polling import wait_until
 from tests.support.server import PageServer
-from tests.support.session import Session, state, text, tool_use
+from tests.support.session import Session, images, ok, state, text, tool_use
 
 pytestmark = pytest.mark.browser
 
@@ -238,3 +238,107 @@ def test_a_signalled_exec_leaves_no_process_or_folder(signal_number: int, pages:
             os.kill(pid, signal.SIGKILL)
         assert left == []
         assert os.listdir(scratch) == []
+
+
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_a_sigkilled_exec_leaves_no_process_or_folder(browser: str, pages: PageServer) -> None:
+    """SIGKILL runs no handler of ours: the session's reaper (a process of its own, `launch.start_reaper`) sees our
+    end of its pipe close and ends the WebDriver binary, the browser and its detached helpers, and removes the
+    temporary folders."""
+    require_browser(browser)  # type: ignore[arg-type]
+    with tempfile.TemporaryDirectory(prefix="faults-tmp-") as scratch:
+        env = {**os.environ, "TMPDIR": scratch}
+        exe = Path(sys.executable).with_name("browser-toolset")
+        command = [str(exe), "exec", "--driver", "selenium", "--browser", browser, "--allow-private"]
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+        )
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            line = json.dumps([tool_use("navigate", {"url": pages.url("index.html")})])
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            answer = process.stdout.readline()
+            assert "tool_result" in answer, answer
+            tree = _descendants(process.pid)
+            marked = _marked(scratch)
+            assert len(tree) >= 3, "the WebDriver binary, the browser and the reaper run"
+            assert marked, "the session's processes carry its marker"
+            process.kill()
+            process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        print(f"\n[faults] {browser} exec after SIGKILL: {len(tree)} processes to end")
+        left = _all_gone(tree + marked + _marked(scratch), timeout=20)
+        for pid in left:  # do not leave them behind even when the test fails
+            os.kill(pid, signal.SIGKILL)
+        assert left == []
+        wait_until(lambda: os.listdir(scratch) == [], timeout=10)
+
+
+class _Silent:
+    """A listener that accepts connections and never answers: a server that hangs every request."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_on(pages: PageServer) -> None:
+    """Through the executor on Chromium: a script that never returns (`javascript_exec` of `while (true) {}`) and a
+    server that never answers (`navigate`) each end in an error result naming the configured deadline; the
+    session keeps working (another tab navigates, screenshots and runs scripts)."""
+    require_browser("chromium")
+    config = SeleniumConfig(browser="chromium", script_timeout=2, navigation_timeout=3, command_timeout=6)
+    silent = _Silent()
+    driver = SeleniumDriver(config)
+    try:
+        session = Session(
+            BrowserToolset(
+                driver,
+                navigation=URLPolicy(allow_private=True),
+                configs={"javascript_exec": {"enabled": True}},
+                confirm=lambda context: True,
+            )
+        )
+        started = time.monotonic()
+        hung = text(session.call("navigate", url=f"http://127.0.0.1:{silent.port}/never"))
+        print(f"\n[faults] navigate to a silent server: {hung} ({time.monotonic() - started:.1f} s)")
+        assert hung.startswith("Error:") and "3 seconds" in hung, hung
+        ok(session.call("navigate", url=pages.url("index.html")))
+        started = time.monotonic()
+        frozen = text(session.call("javascript_exec", text="while (true) {}"))
+        print(f"[faults] javascript_exec busy loop: {frozen} ({time.monotonic() - started:.1f} s)")
+        assert frozen.startswith("Error:") and "2 seconds" in frozen, frozen
+        # the session goes on in a fresh tab
+        started = time.monotonic()
+        ok(session.call("new_tab"))
+        ok(session.call("navigate", url=pages.url("form.html")))
+        assert text(ok(session.call("javascript_exec", text="document.title"))) == "Form"
+        assert images(ok(session.call("screenshot")))
+        print(f"[faults] then a new tab works ({time.monotonic() - started:.1f} s)")
+    finally:
+        driver.close()
+        silent.close()

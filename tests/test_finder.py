@@ -359,3 +359,65 @@ def test_a_match_with_no_name_shows_an_excerpt_of_its_text() -> None:
     root = doc(AXNode("listbox", "People", key="lb", interactive=True, children=tuple(rows)))
     out = render_matches(find_matches(root, "Corrine"), ref_for=lambda node: f"ref_{node.key}", query="Corrine")
     assert out.split("\n")[:2] == ['option "Corrine Smith" [ref_o0]', 'option "Corrine Jones" [ref_o1]']
+
+
+_VOCABULARY = (
+    *("log", "in", "login", "sign", "signin", "up", "signup", "cart", "basket", "bag", "checkout", "pay"),
+    *("password", "pass", "search", "go", "submit", "email", "e-mail", "mail", "delete", "remove", "trash"),
+    *("account", "profile", "settings", "next", "continue", "button", "field", "link", "box", "menu", "item"),
+    *("the", "a", "of"),
+)
+_ROLES = ("button", "link", "textbox", "searchbox", "checkbox", "generic", "heading", "menuitem", "img", "search")
+
+
+@st.composite
+def _pages(draw: st.DrawFn) -> AXNode:
+    words = st.lists(st.sampled_from(_VOCABULARY), max_size=4).map(" ".join)
+    elements = st.builds(
+        lambda role, name, placeholder, value, interactive, inside: AXNode(
+            role,
+            name,
+            key=None,
+            placeholder=placeholder,
+            value=value or None,
+            interactive=interactive,
+            children=(text(inside),) if inside else (),
+        ),
+        st.sampled_from(_ROLES),
+        words,
+        words,
+        words,
+        st.booleans(),
+        words,
+    )
+    nodes = draw(st.lists(elements, max_size=25))
+    return doc(*(attrs_evolve_key(node, index) for index, node in enumerate(nodes)))
+
+
+def attrs_evolve_key(node: AXNode, index: int) -> AXNode:
+    return AXNode(
+        node.role,
+        node.name,
+        key=f"k{index}",
+        placeholder=node.placeholder,
+        value=node.value,
+        interactive=node.interactive,
+        children=node.children,
+    )
+
+
+@settings(max_examples=300)
+@given(page=_pages(), query=st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=4).map(" ".join))
+def test_the_quick_reject_never_changes_an_answer(page: AXNode, query: str) -> None:
+    """Scoring skips elements that no query word can match (set lookups, for speed on large pages): the answer
+    must be exactly the one a full scoring of every element gives."""
+    from browser_toolset import finder
+
+    quick = find_matches(page, query)
+    original = finder._may_match_text
+    finder._may_match_text = lambda candidate, parsed: True  # type: ignore[assignment]
+    try:
+        full = find_matches(page, query)
+    finally:
+        finder._may_match_text = original
+    assert [node.key for node in quick] == [node.key for node in full]

@@ -13,10 +13,12 @@ import pytest
 from browser_toolset import tree_text
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium.script import COMPRESSED_PREFIX, walker_call_declaration
-from browser_toolset.values import AXNode, AXSnapshot, SnapshotRequest
+from browser_toolset.values import WHOLE_TREE, AXNode, AXSnapshot, SnapshotRequest
 from tests.support.browsers import fresh_tab, guarded_driver, js
 from tests.support.polling import wait_until
 from tests.support.server import PageServer
+from tests.support.session import Session, ok
+from tests.support.session import text as session_text
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +29,24 @@ BIG_PAGE = "<!doctype html><title>Big</title><main>{}</main>".format(
         for i in range(600)
     )
 )
+
+
+HUGE_PAGE = "<!doctype html><title>Huge</title><main>{}</main><footer><button>Last</button></footer>".format(
+    "".join(
+        f"<section><h3>Item {i}</h3><p>Words about item {i} <a href='#i{i}'>details {i}</a></p>"
+        f"<div hidden><button>hidden {i}</button></div><button>Buy {i}</button></section>"
+        for i in range(3000)
+    )
+)
+"""Far more than a read's 50,000 characters, in every filter's reach: a read may stop early."""
+
+DEEP_PAGE = "<!doctype html><title>Deep</title>{}".format(
+    "".join(
+        "<ul><li>" * 18 + f"<a href='#d{i}'>deep link number {i} with some words</a>" + "</li></ul>" * 18
+        for i in range(700)
+    )
+)
+"""Links 36 printed levels down: a read that counts them towards its cap would stop too early at depth 15."""
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])
@@ -44,6 +64,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer]:
         if page.is_file():
             (root / page.name).write_bytes(page.read_bytes())
     (root / "big.html").write_text(BIG_PAGE)
+    (root / "huge.html").write_text(HUGE_PAGE)
+    (root / "deep.html").write_text(DEEP_PAGE)
     with PageServer(root) as page_server:
         yield page_server
 
@@ -53,7 +75,7 @@ def tab(driver: SeleniumDriver) -> str:
     return fresh_tab(driver)
 
 
-def render(root: AXNode, filter: tree_text.Filter | None, depth: int) -> str:
+def render(root: AXNode, filter: tree_text.Filter | None, depth: int, max_chars: int = 10**7) -> str:
     refs: dict[str, str] = {}
     counter = itertools.count(1)
 
@@ -62,7 +84,7 @@ def render(root: AXNode, filter: tree_text.Filter | None, depth: int) -> str:
             return None
         return refs.setdefault(node.key, f"ref_{next(counter)}")
 
-    return tree_text.render_tree(root, ref_for=ref_for, filter=filter, depth=depth, max_chars=10**7)
+    return tree_text.render_tree(root, ref_for=ref_for, filter=filter, depth=depth, max_chars=max_chars)
 
 
 def keys(root: AXNode) -> set[str]:
@@ -104,10 +126,67 @@ def test_a_read_scoped_to_an_element_prints_what_its_subtree_prints(
 def test_a_pruned_read_is_smaller_and_stops_at_its_budget(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
     driver.navigate(tab, server.url("big.html"))
     whole = sum(1 for _ in driver.snapshot(tab).root.walk())
+    # A change to the page after each read: the whole tree of an unchanged page would answer the pruned reads.
+    js(driver, tab, "document.body.dataset.read = '1'")
     interactive = sum(1 for _ in driver.snapshot(tab, SnapshotRequest(filter="interactive")).root.walk())
+    js(driver, tab, "document.body.dataset.read = '2'")
     budgeted = sum(1 for _ in driver.snapshot(tab, SnapshotRequest(filter="all", budget=50)).root.walk())
     assert interactive < whole / 5
     assert budgeted <= 51  # the budget, and the document node
+
+
+@pytest.mark.parametrize("filter", ["all", "interactive", None])
+def test_a_capped_read_stops_early_and_prints_what_the_whole_tree_prints(
+    driver: SeleniumDriver, tab: str, server: PageServer, filter: tree_text.Filter | None
+) -> None:
+    driver.navigate(tab, server.url("huge.html"))
+    whole = driver.snapshot(tab)
+    js(driver, tab, "document.body.dataset.read = '1'")  # no answer from the whole tree's cache
+    capped = driver.snapshot(tab, SnapshotRequest(filter=filter or "visible", chars=75_000))
+    expected = render(whole.root, filter, 15, max_chars=50_000)
+    if filter == "all":
+        assert capped.truncated
+        assert sum(1 for _ in capped.root.walk()) < sum(1 for _ in whole.root.walk()) / 2
+        refs: dict[str, str] = {}
+        shown = tree_text.render_tree_prefix(
+            capped.root,
+            ref_for=lambda node: refs.setdefault(str(node.key), f"ref_{len(refs) + 1}"),
+            filter=filter,
+            depth=15,
+        )
+        assert shown is not None
+        *lines, note = shown.split("\n")
+        # the same lines, but for the last one or two: its note is worded, so sized, differently
+        whole_lines = expected.split("\n")[:-1]
+        assert lines == whole_lines[: len(lines)]
+        assert len(lines) >= len(whole_lines) - 2
+        assert note.startswith("[Truncated at 50,000 characters: at least ")
+    else:
+        # a read of the viewport prints little: it is never cut, and names nothing outside the viewport
+        assert not capped.truncated
+        assert render(capped.root, filter, 15) == expected
+
+
+def test_a_capped_read_whose_estimate_runs_long_is_read_whole(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """Lines deeper than the depth count towards the driver's estimate but are not printed: the prefix does not
+    reach the cap, and the executor reads the whole page instead of showing a short, wrongly cut text."""
+    from browser_toolset import BrowserToolset, URLPolicy
+
+    driver.navigate(tab, server.url("deep.html"))
+    toolset = BrowserToolset(driver, navigation=URLPolicy(allow_private=True))
+    whole = render(driver.snapshot(tab).root, "all", 15, max_chars=50_000)
+    js(driver, tab, "document.body.dataset.read = '1'")
+    capped = driver.snapshot(tab, SnapshotRequest(filter="all", chars=75_000))
+    assert capped.truncated
+    refs: dict[str, str] = {}
+    ref_for = lambda node: refs.setdefault(str(node.key), f"ref_{len(refs) + 1}")  # noqa: E731
+    assert tree_text.render_tree_prefix(capped.root, ref_for=ref_for, filter="all", depth=15) is None
+    js(driver, tab, "document.body.dataset.read = '2'")
+    text = session_text(ok(Session(toolset).call("read_page", filter="all")))
+    assert "at least" not in text
+    assert [line.split(" [")[0] for line in text.split("\n")] == [line.split(" [")[0] for line in whole.split("\n")]
 
 
 def test_an_unchanged_page_is_not_walked_again(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
@@ -127,6 +206,25 @@ def test_an_unchanged_page_is_not_walked_again(driver: SeleniumDriver, tab: str,
     scrolled = driver.snapshot(tab, visible)
     assert scrolled is not before
     assert render(scrolled.root, None, 15) != render(before.root, None, 15)
+
+
+def test_a_whole_tree_answers_any_read_of_the_unchanged_page(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """A `find` right after a `read_page` of "all" (both ask for the whole tree, or a part of it) costs one short
+    round trip: the whole tree is valid for every request, so it is reused while the page is unchanged."""
+    driver.navigate(tab, server.url("form.html"))
+    whole = driver.snapshot(tab)
+    for request in (SnapshotRequest(filter="interactive", depth=15), SnapshotRequest(filter="visible"), WHOLE_TREE):
+        assert driver.snapshot(tab, request) is whole
+    js(driver, tab, "document.body.append(Object.assign(document.createElement('button'), {textContent: 'Added'}))")
+    interactive = driver.snapshot(tab, SnapshotRequest(filter="interactive", depth=15))
+    assert interactive is not whole
+    assert any(node.name == "Added" for node in interactive.root.walk())
+    # the pruned read is not taken for a whole one: the next whole read walks the page again
+    again = driver.snapshot(tab)
+    assert again is not whole and again is not interactive
+    assert any(node.name == "Added" for node in again.root.walk())
 
 
 def test_the_walker_source_is_sent_once_per_document(

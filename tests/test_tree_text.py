@@ -25,6 +25,7 @@ from browser_toolset.tree_text import (
     fold,
     format_line,
     render_tree,
+    render_tree_prefix,
     truncation_note,
 )
 from browser_toolset.values import STATE_TOKENS, AXNode
@@ -905,3 +906,30 @@ def test_a_long_text_label_is_cut() -> None:
     line = render(doc(clickable(text("word " * 60))))
     label = json.loads(QUOTED_RE.findall(line)[0])
     assert len(label) <= 80 and label.endswith("…") and line.endswith("[ref_1]")
+
+
+@pytest.mark.parametrize("shown", [300, 1200, 1500, 1900, 4000])
+def test_a_prefix_prints_the_whole_trees_lines_or_nothing(shown: int) -> None:
+    """A read the driver stopped early holds the first `shown` items of 4,000: when they reach the cap, the text
+    is the whole tree's, but for the last line or two and a note counting "at least" what is missing; when they do
+    not, None (only the whole page can say what comes next), and never a text that stops short of the cap."""
+    whole = many_links(4000, name_size=40)
+    prefix = attrs.evolve(whole, children=whole.children[:shown])
+    expected = render_tree(whole, ref_for=by_key, filter="all", depth=15).split("\n")
+    text = render_tree_prefix(prefix, ref_for=by_key, filter="all", depth=15)
+    printed_items = (len(expected) - 1) // 2
+    if shown <= printed_items:
+        assert text is None
+        return
+    assert text is not None
+    *lines, note = text.split("\n")
+    assert lines == expected[: len(lines)]
+    assert len(lines) >= len(expected) - 3
+    assert len(text) <= READ_PAGE_MAX_CHARS
+    assert note.startswith("[Truncated at 50,000 characters: at least ")
+
+
+def test_a_prefix_that_fits_is_never_shown_as_the_page() -> None:
+    small = many_links(10)
+    assert render_tree_prefix(small, ref_for=by_key, filter="all", depth=15) is None
+    assert render_tree_prefix(doc(), ref_for=by_key, filter="all", depth=15) is None

@@ -52,6 +52,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 import attrs
 
 from browser_toolset.drivers.mock import (
+    TYPED_FIELD_ROLES,
     CloseTab,
     Dialog,
     Download,
@@ -132,7 +133,7 @@ NATIVE_STATES: Mapping[str, frozenset[str]] = {
     "required": frozenset({"input", "select", "textarea"}),
 }
 """States a form control carries as its own attribute, so the browser enforces them as the mock does."""
-COMPUTED_STATES = frozenset({"checked", "unchecked", "focused"})
+COMPUTED_STATES = frozenset({"checked", "unchecked", "focused", "multiline"})
 """States the mock computes itself and ignores in a definition."""
 
 STYLE = """
@@ -466,6 +467,11 @@ class _Renderer:
         """The HTML element for a node, and the attributes that give it its role."""
         spec = node.spec
         role = spec.role
+        if spec.input_type:
+            # a typed field is that <input>, whatever its role's usual rendering (typed_field)
+            if TYPED_FIELD_ROLES.get(spec.input_type) != role:
+                raise self.fail(f"{role} with input_type {spec.input_type!r}: no <input> of that type has that role")
+            return "input", {"type": spec.input_type}
         if role in UNRENDERED_ROLES:
             raise self.fail(f"role {role}: {UNRENDERED_ROLES[role]}")
         if spec.file_input:

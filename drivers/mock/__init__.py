@@ -38,6 +38,7 @@ from .behaviours import (
 from .document import LiveElement
 from .driver import MockDriver
 from .elements import (
+    TYPED_FIELD_ROLES,
     Element,
     Option,
     button,
@@ -54,6 +55,7 @@ from .elements import (
     text,
     textarea,
     textbox,
+    typed_field,
 )
 from .live_page import LivePage
 from .recording import Call
@@ -62,6 +64,7 @@ from .site import Site, normalize_url
 from .site_json import SiteFormatError
 
 __all__ = [
+    "TYPED_FIELD_ROLES",
     "Behaviour",
     "Call",
     "CloseTab",
@@ -103,4 +106,5 @@ __all__ = [
     "text",
     "textarea",
     "textbox",
+    "typed_field",
 ]

@@ -17,12 +17,14 @@ import attrs
 from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
 from browser_toolset.driver_options import DriverOption
+from browser_toolset.tabs import CONTEXT_ROLES
 from browser_toolset.values import (
     WHOLE_TREE,
     AXSnapshot,
     Capture,
     ConsoleEntry,
     DriverEvent,
+    ElementAtPoint,
     FormValue,
     HistoryAction,
     HoldOutcome,
@@ -30,6 +32,7 @@ from browser_toolset.values import (
     NavigationOutcome,
     NetworkEntry,
     Point,
+    Rect,
     Size,
     SnapshotRequest,
     TabInfo,
@@ -37,9 +40,9 @@ from browser_toolset.values import (
 )
 
 from .browser import _Browser
-from .document import CHECKABLE, TEXT_ENTRY, _choose_option, _describe, _editable, _set_checked
+from .document import CHECKABLE, TEXT_ENTRY, LiveElement, _choose_option, _describe, _editable, _set_checked
 from .interaction import _check_point, _chord, _hover, _key, _press, _release
-from .layout import _scroll_by, _scroll_into_view
+from .layout import _hit, _scroll_by, _scroll_into_view
 from .live_page import LivePage
 from .paint import _render
 from .reading import _page_text, _snapshot
@@ -49,6 +52,9 @@ from .site import Site
 
 DEFAULT_VIEWPORT = Size(1280, 800)
 MAX_REAL_SLEEP = 1.0
+MAX_CAPTURE_SCALE = 8.0
+"""The highest scale `capture_region` paints at: enough for any zoom, small enough that a bad one cannot exhaust
+memory."""
 
 
 def _capped_sleep(seconds: float) -> None:
@@ -219,6 +225,20 @@ class MockDriver(Driver):
         viewport = self._browser.viewport
         return Capture(png=_render(doc, self._browser.layout(doc), viewport), viewport=viewport)
 
+    @_recorded
+    def capture_region(self, handle: str, clip: Rect, scale: float) -> Capture:
+        doc = self._browser.tab(handle).doc
+        viewport = self._browser.viewport
+        if not clip.within(viewport):
+            raise DriverError(
+                f"the capture region {clip} is not inside the {viewport.width}x{viewport.height} viewport"
+            )
+        if not 0 < scale <= MAX_CAPTURE_SCALE:
+            raise DriverError(f"the capture scale {scale:g} is not in (0, {MAX_CAPTURE_SCALE}]")
+        # painted at the scale, as a browser renders at a device-pixel ratio: the detail grows with it
+        png = _render(doc, self._browser.layout(doc), viewport, clip, scale)
+        return Capture(png=png, viewport=viewport, clip=clip)
+
     # --- pointer -------------------------------------------------------------------------------------------------
 
     @_recorded
@@ -310,6 +330,30 @@ class MockDriver(Driver):
     def scroll_into_view(self, handle: str, key: str) -> None:
         tab, element = self._browser.element(handle, key)
         _scroll_into_view(tab.doc, self._browser.viewport, element)
+
+    @_recorded
+    def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
+        # The topmost element whose box holds the point: the last in document order (see `_hit`); an element
+        # with explicit `bounds` placed after another covers it.
+        tab = self._browser.tab(handle)
+        target = self._browser.element(handle, of)[1] if of is not None else None
+        viewport = self._browser.viewport
+        if not (0 <= point.x < viewport.width and 0 <= point.y < viewport.height):
+            return None
+        hit = _hit(tab.doc, viewport, point)
+        within: bool | None = None
+        if target is not None:
+            node: LiveElement | None = hit
+            while node is not None and node is not target:
+                node = node.parent
+            within = node is target
+        around = []
+        parent = hit.parent
+        while parent is not None:
+            if parent.role in CONTEXT_ROLES and parent.name:
+                around.append(parent.name)
+            parent = parent.parent
+        return ElementAtPoint(None if hit is tab.doc.root else hit.key, hit.role, hit.name, within, tuple(around))
 
     @_recorded
     def set_value(self, handle: str, key: str, value: FormValue) -> str:

@@ -66,7 +66,9 @@ class Element:
     elements in 40 px rows, which is all most tests need. `text` is content rendered inside the element (a
     paragraph's words); links, buttons and headings without a `name` take it as their name. `value` is a text
     field's text, or the value or text of a select's chosen option. `href` and `new_tab` make a link; `on_click`,
-    `on_hover` and (for forms) `on_submit` are behaviours run in order.
+    `on_hover` and (for forms) `on_submit` are behaviours run in order. `multiline` makes a text field a textarea
+    (state `multiline`); `input_type` is the HTML input type of a field whose value has a shape of its own
+    (`date`, `number`, `email`, ...: see `typed_field`), which the tree reports as the node's `input_type`.
     """
 
     role: str
@@ -86,6 +88,7 @@ class Element:
     options: tuple[Option, ...] = attrs.field(default=(), converter=_options)
     group: str | None = None
     multiline: bool = False
+    input_type: str = ""
     file_input: bool = False
     children: tuple[Element, ...] = attrs.field(default=(), converter=_elements)
     on_click: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
@@ -140,6 +143,32 @@ def searchbox(name: str, value: str = "", *, placeholder: str = "", **options: U
 
 def textarea(name: str, value: str = "", *, placeholder: str = "", **options: Unpack[_Clickable]) -> Element:
     return Element("textbox", name, value=value, placeholder=placeholder, multiline=True, **options)
+
+
+TYPED_FIELD_ROLES: dict[str, str] = {
+    "date": "textbox",
+    "time": "textbox",
+    "datetime-local": "textbox",
+    "month": "textbox",
+    "week": "textbox",
+    "email": "textbox",
+    "tel": "textbox",
+    "url": "textbox",
+    "number": "spinbutton",
+    "range": "slider",
+    "color": "button",
+}
+"""The input types a `typed_field` may have, with the role a browser gives each (HTML-AAM)."""
+
+
+def typed_field(name: str, input_type: str, value: str = "", **options: Unpack[_Clickable]) -> Element:
+    """An `<input type=...>` whose value has a shape of its own: a date, a number, an email address, a colour.
+    The role follows from the type, as in a browser (a number field is a spinbutton, a colour input a button). The
+    mock reports the type but does not check values against it: typing letters into a number field is the page's
+    business to refuse, and tests of that need a real browser."""
+    if input_type not in TYPED_FIELD_ROLES:
+        raise ValueError(f"input_type must be one of {', '.join(TYPED_FIELD_ROLES)}; got {input_type!r}")
+    return Element(TYPED_FIELD_ROLES[input_type], name, value=value, input_type=input_type, **options)
 
 
 def checkbox(name: str, checked: bool = False, **options: Unpack[_Clickable]) -> Element:

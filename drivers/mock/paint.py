@@ -7,6 +7,7 @@ import functools
 import io
 import math
 
+import attrs
 from PIL import Image, ImageDraw, ImageFont
 
 from browser_toolset.values import Rect, Size
@@ -24,15 +25,39 @@ _BUTTON_FILL = (233, 233, 237)
 
 
 @functools.cache
-def _font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def _font(size: float = 14) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
-        return ImageFont.load_default(size=14)
-    except (OSError, ValueError):  # a Pillow without FreeType has only its bitmap font
+        return ImageFont.load_default(size=size)
+    except (OSError, ValueError):  # a Pillow without FreeType has only its bitmap font, which does not scale
         return ImageFont.load_default()
 
 
-def _render(doc: _Document, layout: _Layout, viewport: Size) -> bytes:
-    image = Image.new("RGB", (viewport.width, viewport.height), "white")
+@attrs.frozen
+class _Pen:
+    """Viewport CSS pixels -> pixels of the image being drawn: the region `origin` shows, at `scale` image pixels
+    per CSS pixel. Everything is drawn at the scale (outlines, text), so a capture at scale 3 has three times the
+    detail of one at scale 1, as a browser rendering at that device-pixel ratio would."""
+
+    origin_x: float = 0.0
+    origin_y: float = 0.0
+    scale: float = 1.0
+
+    def x(self, css: float) -> float:
+        return (css - self.origin_x) * self.scale
+
+    def y(self, css: float) -> float:
+        return (css - self.origin_y) * self.scale
+
+    def width(self, css: float) -> int:
+        return max(1, round(css * self.scale))
+
+
+def _render(doc: _Document, layout: _Layout, viewport: Size, clip: Rect | None = None, scale: float = 1.0) -> bytes:
+    """The viewport, or its `clip` (viewport CSS pixels), drawn at `scale` image pixels per CSS pixel."""
+    shown = clip or Rect(0, 0, viewport.width, viewport.height)
+    pen = _Pen(shown.x, shown.y, scale)
+    size = (max(1, round(shown.width * scale)), max(1, round(shown.height * scale)))
+    image = Image.new("RGB", size, "white")
     draw = ImageDraw.Draw(image)
     for element in doc.root.walk():
         box = layout.boxes.get(element)
@@ -40,34 +65,43 @@ def _render(doc: _Document, layout: _Layout, viewport: Size) -> bytes:
             continue
         rect = Rect(box.x - doc.scroll_x, box.y - doc.scroll_y, box.width, box.height)
         if rect.intersects(viewport):
-            _draw(draw, element, rect, viewport, focused=element is doc.focused)
+            _draw(draw, pen, element, rect, viewport, focused=element is doc.focused)
     buffer = io.BytesIO()
     image.save(buffer, "PNG", compress_level=1)
     return buffer.getvalue()
 
 
-def _draw(draw: ImageDraw.ImageDraw, element: LiveElement, rect: Rect, viewport: Size, *, focused: bool) -> None:
+def _draw(
+    draw: ImageDraw.ImageDraw, pen: _Pen, element: LiveElement, rect: Rect, viewport: Size, *, focused: bool
+) -> None:
     x0, y0 = rect.x, rect.y
-    x1, y1 = rect.x + max(rect.width - 1, 0), rect.y + max(rect.height - 1, 0)
     container = element.role != "combobox" and any(child.spec.visible for child in element.children)
     if element.role != "text":
         outline = _FOCUS_BLUE if focused else (_FAINT if container else _INK)
         fill = _BUTTON_FILL if element.role == "button" else None
-        draw.rectangle((x0, y0, x1, y1), fill=fill, outline=outline, width=2 if focused else 1)
+        # the box covers its CSS pixels: the last image pixel drawn is one before the box's far edge
+        corners = (
+            pen.x(x0),
+            pen.y(y0),
+            max(pen.x(x0), pen.x(x0 + rect.width) - 1),
+            max(pen.y(y0), pen.y(y0 + rect.height) - 1),
+        )
+        draw.rectangle(corners, fill=fill, outline=outline, width=pen.width(2 if focused else 1))
     label = _rendered_text(element) if container else _label(element)
     if not label:
         return
     colour = _LINK_BLUE if element.role == "link" else _BLACK
     if element.role in TEXT_ENTRY and not element.spec.value:
         colour = _GREY_TEXT
+    font = _font(14 * pen.scale)
     wraps = element.role in ("paragraph", "text") or len(label) * CHAR_WIDTH + 24 > rect.width
     if not wraps:
         top = y0 + 6 if container else y0 + (rect.height - LINE_HEIGHT) / 2 + 2
-        draw.text((x0 + 6, top), label[: 4 * viewport.width // CHAR_WIDTH], fill=colour, font=_font())
+        draw.text((pen.x(x0 + 6), pen.y(top)), label[: 4 * viewport.width // CHAR_WIDTH], fill=colour, font=font)
         return
     per_line = _chars_per_line(rect.width)
     first = max(0, int(-(y0 + 6) // LINE_HEIGHT))
     last = min(math.ceil(len(label) / per_line), first + viewport.height // LINE_HEIGHT + 2)
     for number in range(first, last):
         line = label[number * per_line : (number + 1) * per_line]
-        draw.text((x0 + 6, y0 + 6 + number * LINE_HEIGHT), line, fill=colour, font=_font())
+        draw.text((pen.x(x0 + 6), pen.y(y0 + 6 + number * LINE_HEIGHT)), line, fill=colour, font=font)

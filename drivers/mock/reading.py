@@ -10,7 +10,16 @@ from collections.abc import Iterator
 
 from browser_toolset.values import STATE_TOKENS, AXNode, AXSnapshot, Rect, Size
 
-from .document import CHECKABLE, MAIN_REGIONS, PERIPHERAL_REGIONS, LiveElement, _collapse, _Document, _interactive
+from .document import (
+    CHECKABLE,
+    MAIN_REGIONS,
+    PERIPHERAL_REGIONS,
+    TEXT_ENTRY,
+    LiveElement,
+    _collapse,
+    _Document,
+    _interactive,
+)
 from .layout import _Layout, _layout, _rendered_text
 
 
@@ -46,6 +55,7 @@ def _ax(doc: _Document, element: LiveElement, layout: _Layout, viewport: Size) -
         visible=visible,
         in_viewport=in_viewport,
         interactive=_interactive(element),
+        input_type=element.spec.input_type,
         children=tuple(children),
     )
 
@@ -58,19 +68,27 @@ def _states(element: LiveElement, doc: _Document) -> tuple[str, ...]:
             states.add("checked" if element.checked else "unchecked")
     if doc.focused is element:
         states.add("focused")
+    # A multi-line text field is a textarea: the state follows from the definition, never from its state list.
+    states.discard("multiline")
+    if element.spec.multiline and element.role in ("textbox", "searchbox"):
+        states.add("multiline")
     return tuple(token for token in STATE_TOKENS if token in states)
 
 
 def _page_text(doc: _Document, viewport: Size) -> str:
-    """Visible text, main content first; navigation, banners and footers are left out when there is a main."""
+    """Visible text, main content first; navigation, banners and footers are left out when there is a main.
+
+    The same rules as a browser's page text where the mock has the notion: a form field shows its value (a text
+    field's text, a text area's lines, a select's chosen option), and an element whose box lies wholly above or
+    left of the page (no scrolling reaches it, as with text parked at left:-9999px) shows no text of its own."""
     shown = _layout(doc.root, viewport).boxes
 
     def lines(element: LiveElement, skip: set[LiveElement]) -> Iterator[str]:
-        if element not in shown or element in skip:
+        box = shown.get(element)
+        if box is None or element in skip:
             return
-        own = _rendered_text(element)
-        if own:
-            yield own
+        if box.x + box.width > 0 and box.y + box.height > 0:
+            yield from _shown_text(element)
         for child in element.children:
             yield from lines(child, skip)
 
@@ -85,3 +103,16 @@ def _page_text(doc: _Document, viewport: Size) -> str:
     skip = set(mains) | {e for e in doc.root.walk() if e.role in PERIPHERAL_REGIONS}
     rest = list(lines(doc.root, skip))
     return "\n".join([*first, "", *rest] if rest else first)
+
+
+def _shown_text(element: LiveElement) -> Iterator[str]:
+    """The lines an element shows itself: its text, or a form field's value (a text area's one line per line). A
+    select (role combobox) shows its chosen option; a list box's options are elements with lines of their own."""
+    if element.role in TEXT_ENTRY:
+        value = element.value or ""
+        lines = value.split("\n") if element.spec.multiline else [value]
+        yield from (line for line in map(_collapse, lines) if line)
+        return
+    own = _rendered_text(element)
+    if own:
+        yield own

@@ -28,6 +28,7 @@ from browser_toolset.values import (
     Capture,
     ConsoleEntry,
     DriverEvent,
+    ElementAtPoint,
     FormValue,
     HistoryAction,
     HoldOutcome,
@@ -35,6 +36,7 @@ from browser_toolset.values import (
     NavigationOutcome,
     NetworkEntry,
     Point,
+    Rect,
     Size,
     SnapshotRequest,
     TabInfo,
@@ -211,6 +213,9 @@ class SeleniumDriver(Driver):
     def capture(self, handle: str) -> Capture:
         return self._tabs.capture(handle)
 
+    def capture_region(self, handle: str, clip: Rect, scale: float) -> Capture:
+        return self._tabs.capture_region(handle, clip, scale)
+
     # --- pointer --------------------------------------------------------------------------------------------------
 
     def click(
@@ -251,6 +256,9 @@ class SeleniumDriver(Driver):
 
     def element_center(self, handle: str, key: str) -> Point:
         return self._elements.element_center(handle, key)
+
+    def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
+        return self._elements.element_at(handle, point, of)
 
     def scroll_into_view(self, handle: str, key: str) -> None:
         self._elements.scroll_into_view(handle, key)

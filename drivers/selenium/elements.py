@@ -13,12 +13,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue
 from browser_toolset.values import (
     STATE_TOKENS,
     WHOLE_TREE,
     AXNode,
     AXSnapshot,
+    ElementAtPoint,
     FormValue,
     Point,
     Rect,
@@ -165,13 +168,16 @@ class Elements:
 
     def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
         """The walker prunes the tree for `request` in the page and sends it in its compact encoding. When the
-        page has not changed since the last read of the same request (the walker's change stamp, checked in the
-        same call), that read's snapshot is returned without walking again."""
+        page has not changed since the last read of the same request, or of the whole tree (which answers every
+        request), that read's snapshot is returned without walking again: the walker's change stamp is checked in
+        the same call, so a `find` right after a `read_page` of an unchanged page costs one short round trip."""
         arg: dict[str, Any] = {"compact": True, "filter": request.filter}
         if request.depth is not None:
             arg["depth"] = max(1, request.depth)
         if request.budget is not None:
             arg["budget"] = max(1, request.budget)
+        if request.chars is not None and request.root_key is None:
+            arg["chars"] = max(1, request.chars)
         if request.root_key is not None:
             arg["root"] = self._local_key(handle, request.root_key)
         for _ in range(3):
@@ -179,6 +185,8 @@ class Elements:
             committed = self._contexts.committed(handle)
             with self._lock:
                 cached = self._cache.get((handle, request))
+                if cached is None or cached[1] != committed:
+                    cached = self._cache.get((handle, WHOLE_TREE))
             arg["since"] = cached[0] if cached is not None and cached[1] == committed else ""
             raw = self._walker(handle, "snapshot", arg)
             self._contexts.settle(1.0)
@@ -198,13 +206,16 @@ class Elements:
         snapshot = ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{document}")
         stamp = raw.get("stamp") if isinstance(raw, dict) else None
         with self._lock:
-            if isinstance(stamp, str) and stamp:
-                self._cache.pop((handle, request), None)
-                while len(self._cache) >= MAX_CACHED_SNAPSHOTS:
-                    del self._cache[next(iter(self._cache))]  # the oldest
-                self._cache[(handle, request)] = (stamp, committed, snapshot)
-            else:
-                self._cache.pop((handle, request), None)
+            # A capped read of every element that the cap did not cut is the whole tree: it answers any read.
+            uncut = request == attrs.evolve(WHOLE_TREE, chars=request.chars) and not snapshot.truncated
+            for kept in (request, WHOLE_TREE) if uncut else (request,):
+                if isinstance(stamp, str) and stamp:
+                    self._cache.pop((handle, kept), None)
+                    while len(self._cache) >= MAX_CACHED_SNAPSHOTS:
+                        del self._cache[next(iter(self._cache))]  # the oldest
+                    self._cache[(handle, kept)] = (stamp, committed, snapshot)
+                else:
+                    self._cache.pop((handle, kept), None)
         return snapshot
 
     def _local_key(self, handle: str, key: str) -> str:
@@ -263,6 +274,33 @@ class Elements:
         text = self._walker(handle, "text", {})
         return text if isinstance(text, str) else ""
 
+    def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
+        """The walker's `elementAt`. Its key is handed out for the document of the tab's last snapshot, and only
+        while that document is still the tab's (else None: no ref could name the element anyway)."""
+        self._tabs.check(handle)
+        arg: dict[str, Any] = {"x": point.x, "y": point.y}
+        if of is not None:
+            arg["of"] = self._local_key(handle, of)
+        result = self._walker(handle, "elementAt", arg)
+        if not isinstance(result, dict):
+            return None
+        if result.get("gone"):
+            raise ElementGone(of or "")
+        local = result.get("key")
+        with self._lock:
+            known = self._documents.get(handle)
+        current = known is not None and self._contexts.committed(handle) == known[1]
+        key = f"{local}{KEY_SEPARATOR}{known[0]}" if isinstance(local, str) and known is not None and current else None
+        within = result.get("within")
+        around = result.get("context")
+        return ElementAtPoint(
+            key,
+            _text(result.get("role")),
+            _text(result.get("name")),
+            within if isinstance(within, bool) else None,
+            tuple(_text(name) for name in around) if isinstance(around, list) else (),
+        )
+
 
 # --- the walker's snapshot ----------------------------------------------------------------------------------------
 
@@ -279,7 +317,9 @@ def ax_snapshot(raw: Any, qualify: Callable[[str], str] = str) -> AXSnapshot:
         tree = _compact_tree(root, qualify) if "r" in root else _ax_tree(root, qualify)
     except (TypeError, ValueError, AttributeError, IndexError) as exc:
         raise DriverError("the page walker returned a malformed accessibility tree") from exc
-    return AXSnapshot(document=str(raw.get("document") or ""), root=tree, viewport=size)
+    return AXSnapshot(
+        document=str(raw.get("document") or ""), root=tree, viewport=size, truncated=raw.get("truncated") is True
+    )
 
 
 def _compact_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXNode:
@@ -323,6 +363,7 @@ def _compact_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXN
             visible="h" not in node,
             in_viewport="o" not in node,
             interactive="i" in node,
+            input_type=str(node.get("t") or ""),
             children=kids,
         )
     return built[0]
@@ -374,5 +415,6 @@ def _ax_node(node: Mapping[str, Any], children: tuple[AXNode, ...], qualify: Cal
         visible=bool(node.get("visible", True)),
         in_viewport=bool(node.get("inViewport", True)),
         interactive=bool(node.get("interactive", False)),
+        input_type=_text(node.get("inputType")),
         children=children,
     )

@@ -9,8 +9,10 @@ A local session leaves nothing behind: the WebDriver binary starts in a session 
 the browser and every helper process it spawns can be found in `/proc` even after their parent died, and
 `LaunchedSession.shutdown()` ends them all (SIGTERM, then SIGKILL) and removes the temporary folders. A watchdog
 does the same as soon as the WebDriver binary dies, and an `atexit` hook (plus the SIGTERM/SIGHUP handlers of
-`install_cleanup_handlers`) covers an interpreter that exits without closing the driver. A browser started with
-egress control (`egress=on`, the default for local sessions) sends every connection through the `EgressProxy`.
+`install_cleanup_handlers`) covers an interpreter that exits without closing the driver. Nothing of ours runs when
+the interpreter is SIGKILLed, so a reaper process of the session's own (`start_reaper`) ends it all then. A browser
+started with egress control (`egress=on`, the default for local sessions) sends every connection through the
+`EgressProxy`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import os
 import platform
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -48,6 +52,7 @@ __all__ = [
     "find_driver_binary",
     "install_cleanup_handlers",
     "launch",
+    "start_reaper",
 ]
 
 log = logging.getLogger(__name__)
@@ -139,6 +144,91 @@ def _all_pids() -> list[int]:
         return []
 
 
+_REAPER = r"""
+import os, shutil, signal, sys, time
+
+service, started, marker, folders = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4:]
+if sys.stdin.buffer.read().endswith(b"done"):
+    sys.exit(0)
+
+
+def stat(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            text = file.read().decode("latin-1")
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return None if fields[0] in ("Z", "X") else (int(fields[3]), int(fields[19]))
+
+
+def marked(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            return marker in file.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def session():
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        pid = int(name)
+        info = stat(pid)
+        if info is not None and ((info[0] == service and info[1] >= started) or (marker and marked(pid))):
+            found.append(pid)
+    return found
+
+
+for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+    pids = session()
+    if not pids:
+        break
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and session():
+        time.sleep(0.05)
+for folder in folders:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+"""The reaper of a local session (see `start_reaper`), run by a Python of its own with the standard library only:
+it waits for end of file on its stdin; unless the last bytes say `done`, its parent died without shutting the
+session down, so it ends every process of the session (its session id, or its marker in the environment: the
+same rule as `SessionProcesses.scan`) and removes the session's temporary folders."""
+
+
+def start_reaper(service_pid: int, marker: bytes | None, folders: Iterable[str]) -> subprocess.Popen[bytes] | None:
+    """Start the process that ends the session if this one dies without ending it, even by SIGKILL (no atexit hook,
+    signal handler or watchdog thread of ours runs then). It holds the read end of a pipe only we can write to; the
+    kernel closes our end when we die, however we die.
+
+    Not `prctl(PR_SET_PDEATHSIG)` on the WebDriver binary: that signal fires when the *thread* that started the
+    child exits (a session started from a worker thread would lose its browser with that thread), and it would
+    kill only the WebDriver binary, which leaves the browser running. The reaper is in a session of its own, so
+    the signal that kills our process group does not reach it. None where there is no /proc to scan."""
+    stat = _proc_stat(service_pid)
+    if stat is None or not os.path.isdir("/proc"):
+        return None
+    marker_text = marker.decode() if marker else ""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", _REAPER, str(service_pid), str(stat[3]), marker_text, *folders],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        log.warning("could not start the reaper of the browser session", exc_info=True)
+        return None
+
+
 @attrs.define
 class SessionProcesses:
     """The processes of one local session: the WebDriver binary (started as a session leader, so everything it
@@ -153,7 +243,21 @@ class SessionProcesses:
     marker: bytes | None = None
     """`SESSION_ENV=<folder>` in the environment of every process of the session: how helpers that detach into a
     session of their own (Chromium's crashpad handler, Firefox's crash helper) are found."""
+    reaper: subprocess.Popen[bytes] | None = None
+    """The process that ends the session should ours die without doing it (`start_reaper`)."""
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+
+    def release_reaper(self) -> None:
+        """Tell the reaper the session was ended properly (so it leaves at once), and collect its exit status."""
+        reaper, self.reaper = self.reaper, None
+        if reaper is None or reaper.stdin is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            reaper.stdin.write(b"done")
+        with contextlib.suppress(OSError, ValueError):
+            reaper.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            reaper.wait(timeout=5)
 
     def scan(self, *, deep: bool = False) -> list[int]:
         """Every live process of the session now (and remember them). `deep` also reads every process's environment
@@ -284,6 +388,8 @@ class LaunchedSession:
             self.proxy.stop()
         for folder in self.temp_dirs:
             shutil.rmtree(folder, ignore_errors=True)
+        if self.processes is not None:
+            self.processes.release_reaper()
 
     def watch(self, on_death: Callable[[str], None], interval: float = 0.5) -> None:
         """Call `on_death(why)` once (on a daemon thread) when the local WebDriver binary or the browser exits,
@@ -512,6 +618,7 @@ def launch(config: SeleniumConfig) -> LaunchedSession:
         if service_process is not None:
             marker = f"{SESSION_ENV}={scratch_dir}".encode() if scratch_dir else None
             processes = SessionProcesses(service_process.pid, reap=service_process.poll, marker=marker)
+            processes.reaper = start_reaper(service_process.pid, marker, temp_dirs)
             processes.note_browser()
         url = driver.caps.get("webSocketUrl")
         if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):

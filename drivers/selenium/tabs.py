@@ -11,12 +11,14 @@ import base64
 import logging
 import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from browser_toolset.driver_errors import DriverError, TabGone
-from browser_toolset.values import Capture, Size, TabInfo
+from browser_toolset.values import Capture, Rect, Size, TabInfo
 
+from .capture import ScaledCapture
 from .connection import BidiConnection, BidiError, BidiTimeout
 from .contexts import TITLE_CHANNEL, TITLE_WATCH, Contexts
 from .errors import GONE_ERRORS, ContextGone, bidi_errors
@@ -56,6 +58,9 @@ class Tabs:
         self._unsettled: dict[str, threading.Event] = {}
         """Page-opened tabs still being checked (see `_check_popup`): calls on them wait for the check."""
         self._scrollbars_overlay = config.family == "chromium"
+        self._capture_lock = threading.Lock()
+        """One capture at a time: a full capture must not see the ratio a zoom capture raised."""
+        self._scaled = ScaledCapture(connection, contexts, self._viewport_params, config.command_timeout)
 
     def start(self, handles: Iterable[str]) -> None:
         """Size the tabs the session started with; the first is the active one."""
@@ -306,30 +311,48 @@ class Tabs:
     def capture(self, handle: str) -> Capture:
         self.check(handle)
         viewport = self._config.viewport
-        with self._lock:
-            previous = self._active
-        switched = previous != handle
-        with bidi_errors("capture the page"):
-            if switched:
-                # A background tab is not painted: bring it forward for the capture, then put the user's tab back.
-                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
-            try:
+        with bidi_errors("capture the page"), self._painted(handle):
+            png = self._screenshot(handle)
+            size = png_size(png)
+            if size != viewport:
+                log.info("capture of %s was %s; resizing the viewport and capturing again", handle, size)
+                self.apply_viewport(handle)
                 png = self._screenshot(handle)
                 size = png_size(png)
                 if size != viewport:
-                    log.info("capture of %s was %s; resizing the viewport and capturing again", handle, size)
-                    self.apply_viewport(handle)
-                    png = self._screenshot(handle)
-                    size = png_size(png)
-                    if size != viewport:
-                        raise DriverError(f"the browser captured {size} pixels instead of the {viewport} viewport")
+                    raise DriverError(f"the browser captured {size} pixels instead of the {viewport} viewport")
+        return Capture(png=png, viewport=viewport)
+
+    def capture_region(self, handle: str, clip: Rect, scale: float) -> Capture:
+        """`clip` at `scale` device pixels per CSS pixel where the browser can (see `capture.ScaledCapture`)."""
+        self.check(handle)
+        viewport = self._config.viewport
+        if not clip.within(viewport):
+            raise DriverError(
+                f"the capture region {clip} is not inside the {viewport.width}x{viewport.height} viewport"
+            )
+        with bidi_errors("capture the page"), self._painted(handle):
+            png = self._scaled.capture(handle, clip, scale)
+        return Capture(png=png, viewport=viewport, clip=clip)
+
+    @contextmanager
+    def _painted(self, handle: str) -> Iterator[None]:
+        """Hold `handle` in front for a capture, one capture at a time: a background tab is not painted, so it is
+        brought forward and the user's tab put back afterwards."""
+        with self._capture_lock:
+            with self._lock:
+                previous = self._active
+            switched = previous != handle
+            if switched:
+                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+            try:
+                yield
             finally:
                 if switched and previous is not None and self._contexts.is_tab(previous):
                     try:
                         self._conn.command("browsingContext.activate", {"context": previous})
                     except BidiError:
                         log.debug("could not re-activate %s", previous, exc_info=True)
-        return Capture(png=png, viewport=viewport)
 
     def _screenshot(self, handle: str) -> bytes:
         reply = self._contexts.command(

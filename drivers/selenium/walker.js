@@ -8,9 +8,10 @@ function (op, arg) {
    *
    *   snapshot       {sparse?}       -> {document, viewport: {width, height}, root: node}; with sparse: true,
    *                                     every node field at its default is left out (see sparse())
-   *                  {compact?, filter?, depth?, budget?, root?, since?}
+   *                  {compact?, filter?, depth?, budget?, chars?, root?, since?}
    *                                  -> the same, pruned for a partial read (see prune()), in the compact
-   *                                     encoding, with `truncated` when the budget of nodes ran out and `stamp`
+   *                                     encoding, with `truncated` when the budget of nodes ran out or the walk
+   *                                     stopped at about `chars` characters of print (see spend()), and `stamp`
    *                                     (see changeStamp()); {document, unchanged: true} when `since` is the
    *                                     current stamp
    *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
@@ -23,7 +24,8 @@ function (op, arg) {
    *                                     level}] for every match, light DOM first, then open shadow roots
    *
    * node = {role, name, key, value, description, placeholder, states, level, bounds, visible, inViewport,
-   *         interactive, children}, bounds = [x, y, width, height] in top-level viewport CSS px or null.
+   *         interactive, children} (and inputType for the typed <input>s of TYPED_INPUTS), bounds = [x, y, width,
+   *         height] in top-level viewport CSS px or null.
    *
    * State that must outlive one call (the document id, the element keys) lives on the sandbox's global object,
    * which BiDi creates afresh for every new document. Everything else is per call: `run` holds the caches of one
@@ -37,7 +39,7 @@ function (op, arg) {
 
   // The order read_page prints states in; must match browser_toolset.values.STATE_TOKENS.
   const STATE_ORDER = ["checked", "unchecked", "mixed", "selected", "pressed", "expanded", "collapsed", "disabled",
-    "readonly", "required", "invalid", "focused", "modal", "multiselectable"];
+    "multiline", "readonly", "required", "invalid", "focused", "modal", "multiselectable"];
 
   const ARIA_ROLES = new Set(("alert alertdialog application article associationlist associationlistitemkey " +
     "associationlistitemvalue banner blockquote button caption cell checkbox code columnheader combobox comment " +
@@ -74,6 +76,11 @@ function (op, arg) {
 
   const TEXT_INPUT_TYPES = new Set(["text", "search", "email", "tel", "url", "password", "number", "date",
     "datetime-local", "month", "time", "week"]);
+
+  // Input types whose values have a shape the role does not tell (a date is a textbox, a colour a button): the
+  // node carries the type so read_page can say what a value must look like.
+  const TYPED_INPUTS = new Set(["date", "time", "datetime-local", "month", "week", "number", "email", "tel", "url",
+    "color", "range"]);
 
   const ASCII_WS = /[ \t\n\f\r]+/g;
   const EMPTY = [0, 0, 0, 0];
@@ -133,7 +140,8 @@ function (op, arg) {
   // Per-call caches.
 
   const run = { styles: new Map(), props: new Map(), excluded: new Map(), roles: new Map(), editable: new Map(),
-    before: new Map(), after: new Map(), focused: null };
+    before: new Map(), after: new Map(), focused: null, walkBudget: null,
+    viewportOnly: false };
 
   function view(node) {
     return (node.ownerDocument || node).defaultView || window;
@@ -890,13 +898,17 @@ function (op, arg) {
     // aria-disabled on a container disables the controls inside it; its plain text and boxes need no marker.
     const inheritsDisabled = inherited.disabled && (INTERACTIVE_ROLES.has(role) || isFocusable(el));
     if (inheritsDisabled || aria("aria-disabled") === "true" || (html && nativelyDisabled(el))) found.add("disabled");
+    // A textarea (or an ARIA textbox that says so) takes line breaks: Enter types one rather than submitting.
+    if ((html && el.localName === "textarea") || (role === "textbox" && aria("aria-multiline") === "true")) {
+      found.add("multiline");
+    }
     if (aria("aria-readonly") === "true" || (html && (el.localName === "input" || el.localName === "textarea") &&
       el.readOnly && (el.localName === "textarea" || TEXT_INPUT_TYPES.has(el.type)))) found.add("readonly");
     if (aria("aria-required") === "true" || (html && (el.localName === "input" || el.localName === "select" ||
       el.localName === "textarea") && el.required)) found.add("required");
     const invalid = aria("aria-invalid");
     if ((invalid && invalid !== "false") || (html && (el.localName === "input" || el.localName === "select" ||
-      el.localName === "textarea") && matches(el, ":user-invalid"))) found.add("invalid");
+      el.localName === "textarea") && nativelyInvalid(el))) found.add("invalid");
     if (el === run.focused) found.add("focused");
     if ((role === "dialog" || role === "alertdialog") &&
       (aria("aria-modal") === "true" || (html && el.localName === "dialog" && matches(el, ":modal")))) {
@@ -906,6 +918,27 @@ function (op, arg) {
       found.add("multiselectable");
     }
     return STATE_ORDER.filter((token) => found.has(token));
+  }
+
+  // A native control fails its own constraints (required, type=email, min/max, pattern...) once a user has had a
+  // go at it: :user-invalid, which a page's untouched empty required fields do not match. A value set through
+  // setValue (form_input) is a user's edit too, though the browser does not count script-fired events; and a
+  // browser without :user-invalid falls back to the validity of a filled-in control.
+  function nativelyInvalid(el) {
+    if (!el.willValidate) return false;
+    let userInvalid;
+    try {
+      userInvalid = el.matches(":user-invalid");
+    } catch (e) {
+      return el.value !== "" && !el.validity.valid;
+    }
+    return userInvalid || (!!state.edited && state.edited.has(el) && !el.validity.valid);
+  }
+
+  // Remembers, for the document's life, that setValue edited `el` (see nativelyInvalid).
+  function markEdited(el) {
+    if (!state.edited) state.edited = new WeakSet();
+    state.edited.add(el);
   }
 
   function nativelyDisabled(el) {
@@ -994,8 +1027,11 @@ function (op, arg) {
       box[1] + box[3] > clip[1];
   }
 
+  // Any painted area counts, however small: a 1x1 image with alt text (a status dot, a tracking pixel that says
+  // what it is) or a tiny image button is real content. Boxes that only pretend to be there are caught elsewhere:
+  // zero width or height here, the clip idioms of "visually hidden" text in clipsAway, an alt="" image by its role.
   function hasArea(box) {
-    return box[2] > 0 && box[3] > 0 && (box[2] > 1 || box[3] > 1);
+    return box[2] > 0 && box[3] > 0;
   }
 
   function viewportSize(win) {
@@ -1027,10 +1063,23 @@ function (op, arg) {
     return p.overflowX !== "visible" || p.overflowY !== "visible";
   }
 
+  // Per axis: overflow hidden/clip cuts content off for good (no user can scroll to it), overflow auto/scroll only
+  // moves it out of view. Pages mix the two ("overflow-y: auto; overflow-x: hidden" on list boxes, the user-agent
+  // style of a <select size=4>), so a row scrolled out of such a box is visible, only not in the viewport.
   function hardClipsOverflow(p) {
-    const x = p.overflowX;
-    const y = p.overflowY;
-    return x === "hidden" || x === "clip" || y === "hidden" || y === "clip";
+    return hardAxis(p.overflowX) || hardAxis(p.overflowY);
+  }
+
+  function hardAxis(overflow) {
+    return overflow === "hidden" || overflow === "clip";
+  }
+
+  // The part of the plane a box's hard overflow clipping leaves: its edges on the hidden/clip axes, unbounded on
+  // the scrollable ones.
+  function hardOverflowClip(p, rect) {
+    const x = hardAxis(p.overflowX);
+    const y = hardAxis(p.overflowY);
+    return [x ? rect[0] : -Infinity, y ? rect[1] : -Infinity, x ? rect[2] : Infinity, y ? rect[3] : Infinity];
   }
 
   function frameOrigin(frame, box) {
@@ -1102,7 +1151,7 @@ function (op, arg) {
       flow = { hard: EMPTY, view: EMPTY };
     } else if (overflow && box) {
       const rect = [box[0], box[1], box[0] + box[2], box[1] + box[3]];
-      const hard = hardClipsOverflow(p) ? intersect(clips.hard, rect) : clips.hard;
+      const hard = hardClipsOverflow(p) ? intersect(clips.hard, hardOverflowClip(p, rect)) : clips.hard;
       flow = { hard, view: intersect(clips.view, rect) };
     }
     return {
@@ -1122,19 +1171,408 @@ function (op, arg) {
     };
   }
 
-  // Whether a run of text is rendered somewhere visible: in its parent's box, or, for parents without area
-  // (zero-size boxes whose text overflows, display:contents), where the text itself lands.
+  // Whether a run of text is rendered somewhere a sighted user can see it: in its parent's box, or, for parents
+  // without area (zero-size boxes whose text overflows, display:contents) and for text moved by text-indent, where
+  // the text itself lands. On top of the box rules, text is left out when it lies wholly outside the document's
+  // scrollable area (left:-9999px, top:-9999px: no scrolling reaches it) or its colour cannot be told from what is
+  // behind it (inkVisible). Both read_page's text lines and get_page_text go through here, so they agree.
   function textRunVisible(nodes, info, scope) {
     if (!info.textFlags || scope.hidden || scope.hiddenContentOf || scope.dropdown) return null;
-    if (info.box && hasArea(info.box)) return { visible: info.areaVisible, inView: info.inView };
-    const range = nodes[0].ownerDocument.createRange();
-    range.setStartBefore(nodes[0]);
-    range.setEndAfter(nodes[nodes.length - 1]);
-    const r = range.getBoundingClientRect();
-    const box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
-    const clips = scope.flow;
-    const visible = hasArea(box) && overlaps(box, clips.hard);
-    return { visible, inView: visible && overlaps(box, intersect(clips.hard, clips.view)) };
+    // Whitespace alone shows nothing whatever its colour or place: it is left to the box rules (page text keeps
+    // the space between words), and costs no style reads. `inked` is the element the text rules read.
+    const parent = flatParent(nodes[0]);
+    const inked = parent && nodes.some((t) => nonBlank(t.data)) ? parent : null;
+    const indented = !!inked && inkOf(inked).indented;
+    let box = info.box;
+    let seen;
+    if (box && hasArea(box) && !indented) {
+      seen = { visible: info.areaVisible, inView: info.inView };
+    } else {
+      const range = nodes[0].ownerDocument.createRange();
+      range.setStartBefore(nodes[0]);
+      range.setEndAfter(nodes[nodes.length - 1]);
+      const r = range.getBoundingClientRect();
+      box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
+      const clips = scope.flow;
+      const visible = hasArea(box) && overlaps(box, clips.hard);
+      seen = { visible, inView: visible && overlaps(box, intersect(clips.hard, clips.view)) };
+    }
+    if (seen.visible && inked && (offPage(box, scope, inked) || !inkVisible(inked))) {
+      return { visible: false, inView: false };
+    }
+    return seen;
+  }
+
+  // Whether `box` (top-level viewport px) lies wholly outside the scrollable area of `el`'s document: above its
+  // top, or before its start edge (the left, or for a right-to-left page the left end of its scroll range). No
+  // scrolling brings such a box into view: it is how "screen reader only" text is parked at left:-9999px.
+  function offPage(box, scope, el) {
+    if (!box) return false;
+    const page = pageArea(el.ownerDocument);
+    if (box[1] - scope.dy + page.scrollY + box[3] > 0 && box[0] - scope.dx + page.scrollX + box[2] > page.start) {
+      return false;
+    }
+    // Inside a scroll container (a carousel scrolled to its end) the box may only be scrolled out of its view. The
+    // root and body are left out: their overflow is the page's own scrolling, already counted above.
+    for (let a = el; a; a = flatParent(a)) {
+      if (a.localName === "html" || a.localName === "body") continue;
+      const p = props(a);
+      if (/auto|scroll/.test(p.overflowX) || /auto|scroll/.test(p.overflowY)) return false;
+    }
+    return true;
+  }
+
+  // Per document and call: its scroll offset and where its scrollable area starts horizontally.
+  function pageArea(doc) {
+    const cache = run.pages || (run.pages = new Map());
+    let page = cache.get(doc);
+    if (page === undefined) {
+      const win = doc.defaultView || window;
+      const root = doc.documentElement;
+      let start = 0;
+      if (root && style(root).direction === "rtl") {
+        const scroller = doc.scrollingElement || root;
+        start = Math.min(0, scroller.clientWidth - scroller.scrollWidth);
+      }
+      page = { scrollX: win.scrollX, scrollY: win.scrollY, start };
+      cache.set(doc, page);
+    }
+    return page;
+  }
+
+  // Whether text inside `el` (its text nodes' parent) is drawn in ink that can be told from what is behind it.
+  // Left out: a fill colour with alpha 0 (color: transparent, rgba(…, 0)) unless something else draws the glyphs
+  // (a text shadow, a text stroke, a background clipped to the text); and an opaque fill within 8 per channel of
+  // the opaque background colour behind it (backdrop). What cannot be judged for sure (other colour syntaxes,
+  // translucent colours, background images, boxes positioned over other content) counts as readable: leaving
+  // shown text out is worse than keeping hidden text in. (A filter or blend mode changes text and background
+  // alike, so equal colours stay equal.) One judgement per element per call, only for elements holding text.
+  function inkVisible(el) {
+    const ink = inkOf(el);
+    if (ink.visible === undefined) ink.visible = judgeInk(el, ink);
+    return ink.visible;
+  }
+
+  // The text properties of an element that the text rules read, once per element per call.
+  function inkOf(el) {
+    const cache = run.ink || (run.ink = new Map());
+    let ink = cache.get(el);
+    if (ink === undefined) {
+      const s = style(el);
+      ink = { colour: s.color, indented: parseFloat(s.textIndent) !== 0, visible: undefined };
+      cache.set(el, ink);
+    }
+    return ink;
+  }
+
+  function judgeInk(el, ink) {
+    const colour = parseColour(ink.colour);
+    if (seenAgainst(el, colour)) return true;
+    // The colour cannot be seen. The glyphs may still be drawn: in another fill colour (-webkit-text-fill-color
+    // wins over color; read only here, as most text never sets it), by a shadow, by a stroke, or by a background
+    // clipped to the text.
+    const s = style(el);
+    const fillText = s.getPropertyValue("-webkit-text-fill-color");
+    let fill = colour;
+    if (fillText && fillText !== ink.colour) {
+      fill = parseColour(fillText);
+      if (seenAgainst(el, fill)) return true;
+    }
+    if (s.textShadow && s.textShadow !== "none") return true;
+    if (parseFloat(s.getPropertyValue("-webkit-text-stroke-width")) > 0) return true;
+    return fill.a === 0 && clippedToText(el);
+  }
+
+  // Whether text of colour `c` inside `el` can be seen, or that cannot be told (null: another colour syntax; a
+  // translucent colour): false for alpha 0 and for an opaque colour within 8 per channel of the backdrop's.
+  function seenAgainst(el, c) {
+    if (!c || (c.a > 0 && c.a < 1)) return true;
+    if (c.a === 0) return false;
+    const bg = backdrop(el);
+    return !bg || Math.abs(bg.r - c.r) > 8 || Math.abs(bg.g - c.g) > 8 || Math.abs(bg.b - c.b) > 8 ||
+      paintedBetween(el, bg.painter);
+  }
+
+  // Gradient text: a transparent fill over a background (of the element or an ancestor) clipped to the glyphs.
+  function clippedToText(el) {
+    for (let a = el; a; a = flatParent(a)) {
+      const s = style(a);
+      if (/text/.test(s.getPropertyValue("background-clip") + s.getPropertyValue("-webkit-background-clip"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // rgb()/rgba() as computed styles serialize them (and the keyword transparent); null for anything else.
+  // Memoised per call: a page uses a handful of colours, each asked about for every text run. The objects are
+  // shared, so callers never change them.
+  function parseColour(text) {
+    const cache = run.colours || (run.colours = new Map());
+    let colour = cache.get(text);
+    if (colour === undefined) {
+      colour = readColour(text);
+      cache.set(text, colour);
+    }
+    return colour;
+  }
+
+  function readColour(text) {
+    if (text === "transparent") return { r: 0, g: 0, b: 0, a: 0 };
+    const m = /^rgba?\(\s*([\d.]+)[,\s]\s*([\d.]+)[,\s]\s*([\d.]+)\s*(?:[,/]\s*([\d.]+)(%?)\s*)?\)$/.exec(text || "");
+    if (!m) return null;
+    const a = m[4] === undefined ? 1 : Number(m[4]) / (m[5] ? 100 : 1);
+    return { r: Number(m[1]), g: Number(m[2]), b: Number(m[3]), a };
+  }
+
+  // The opaque colour painted behind `el`'s content: its own background colour, else the nearest flat-tree
+  // ancestor's, else the white canvas of a top-level page in the normal colour scheme; null when that cannot be
+  // told (a translucent colour on the way, or a box positioned absolutely, fixed or sticky, which may sit over
+  // anything). Background images are looked for only once a colour matches (paintedBetween): most text does not
+  // match, and each style read costs. Iterative and memoised per element per call.
+  function backdrop(el) {
+    const cache = run.backdrops || (run.backdrops = new Map());
+    const chain = [];
+    let found;
+    for (let a = el; ; a = flatParent(a)) {
+      if (!a) {
+        found = canvasColour(el);
+        break;
+      }
+      const known = cache.get(a);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      chain.push(a);
+      const own = ownBackdrop(a);
+      if (own !== undefined) {
+        found = own;
+        break;
+      }
+    }
+    for (const a of chain) cache.set(a, found);
+    return found;
+  }
+
+  // An element's own say in its backdrop: a colour or null (decided), undefined (see through to the parent).
+  function ownBackdrop(el) {
+    const colour = parseColour(style(el).backgroundColor);
+    if (!colour || (colour.a > 0 && colour.a < 1)) return null;
+    if (colour.a === 1) return { ...colour, painter: el };
+    const position = props(el).position;
+    if (position === "absolute" || position === "fixed" || position === "sticky") return null;
+    return undefined;
+  }
+
+  // Whether something else may be painted between the colour `backdrop` found (on `painter`, or the canvas when
+  // null) and the text of `el`, so that the match proves nothing. Asked only once the colours match, which is
+  // rare, so it may cost more: a background image or a ::before/::after box with a background on `el` or an
+  // ancestor up to the painter; or, anywhere under the painter, a box that overlaps `el` and is not one of its
+  // ancestors — an image, a video, a canvas, an SVG, or an element with a background — such as the picture of a
+  // hero banner, laid out behind its white heading by absolute positioning.
+  function paintedBetween(el, painter) {
+    for (let a = el; a; a = flatParent(a)) {
+      const s = style(a);
+      if (s.backgroundImage !== "none" || pseudoPaints(a, "::before") || pseudoPaints(a, "::after")) return true;
+      if (a === painter) break;
+    }
+    const r = el.getBoundingClientRect();
+    for (const [other, box] of paintedBoxes(painter || el.ownerDocument.documentElement)) {
+      if (box.right > r.left && box.left < r.right && box.bottom > r.top && box.top < r.bottom &&
+        !other.contains(el)) return true;
+    }
+    return false;
+  }
+
+  function pseudoPaints(el, which) {
+    const s = view(el).getComputedStyle(el, which);
+    const content = s.content;
+    if (!content || content === "none" || content === "normal") return false;
+    const colour = parseColour(s.backgroundColor);
+    return s.backgroundImage !== "none" || !colour || colour.a > 0;
+  }
+
+  // The boxes under `root` that paint something of their own, with their border boxes; once per root per call.
+  function paintedBoxes(root) {
+    const cache = run.painted || (run.painted = new Map());
+    let list = cache.get(root);
+    if (list === undefined) {
+      list = [];
+      for (const d of root.querySelectorAll("*")) {
+        const tag = d.localName;
+        let paints = tag === "img" || tag === "video" || tag === "canvas" || tag === "svg" || tag === "iframe" ||
+          tag === "object" || tag === "embed";
+        if (!paints) {
+          const s = style(d);
+          const colour = parseColour(s.backgroundColor);
+          paints = s.backgroundImage !== "none" || !colour || colour.a > 0;
+        }
+        if (!paints) continue;
+        const box = d.getBoundingClientRect();
+        if (box.width > 0 && box.height > 0) list.push([d, box]);
+      }
+      cache.set(root, list);
+    }
+    return list;
+  }
+
+  function canvasColour(el) {
+    const win = view(el);
+    const root = win.document.documentElement;
+    if (win !== window || !root || style(root).colorScheme !== "normal") return null;
+    return { r: 255, g: 255, b: 255, a: 1, painter: null };
+  }
+
+  // Inline text split across boxes that touch is read as one word, as it renders ("6gHF" drawn as four
+  // inline-block spans). Whether two pieces touch is decided by layout alone: the last character before the seam
+  // and the first after it sit on one line with less than 0.15em between them (a space is about 0.25em). Callers
+  // only ask when no whitespace lies between the two pieces in the DOM.
+  function glyphsTouch(before, after) {
+    const a = edgeChar(before, true);
+    const b = edgeChar(after, false);
+    const doc = before.ownerDocument;
+    if (!a || !b || after.ownerDocument !== doc) return false;
+    // One range from the one character to the other, one layout query: its first and last boxes are the two
+    // characters' (anything drawn between them, an image, only adds boxes in the middle).
+    if (!run.charRange || run.charRange.startContainer.ownerDocument !== doc) run.charRange = doc.createRange();
+    const range = run.charRange;
+    range.setStart(before, a[0]);
+    range.setEnd(after, b[1]);
+    let first = null;
+    let last = null;
+    for (const r of range.getClientRects()) {
+      if (r.width <= 0 && r.height <= 0) continue;
+      if (!first) first = r;
+      last = r;
+    }
+    if (!first || first === last) return false;
+    const overlap = Math.min(first.bottom, last.bottom) - Math.max(first.top, last.top);
+    if (overlap <= 0.5 * Math.min(first.height, last.height)) return false;
+    const gap = Math.max(last.left - first.right, first.left - last.right);
+    const parent = after.parentElement;
+    const em = parent ? parseFloat(style(parent).fontSize) || 16 : 16;
+    return gap <= Math.max(1, 0.15 * em);
+  }
+
+  // The offsets [start, end) of a text node's last (or first) non-whitespace character; null when it has none.
+  function edgeChar(textNode, last) {
+    const data = textNode.data;
+    let i = last ? data.length - 1 : 0;
+    while (i >= 0 && i < data.length && /\s/.test(data[i])) i += last ? -1 : 1;
+    if (i < 0 || i >= data.length) return null;
+    // A surrogate pair is one character.
+    let start = i;
+    let end = i + 1;
+    if (last && i > 0 && /[\uDC00-\uDFFF]/.test(data[i]) && /[\uD800-\uDBFF]/.test(data[i - 1])) start--;
+    if (!last && /[\uD800-\uDBFF]/.test(data[i]) && end < data.length) end++;
+    return [start, end];
+  }
+
+  // read_page's half of the inline joining: among a parent's child nodes `out` (built from its flat-tree children
+  // `nodes`), runs of text and text-only wrapper elements (nodes read_page would not print itself: generic, no
+  // name, no states) whose glyphs touch across every seam, with no whitespace at the seams, become one text node.
+  // "<span style=display:inline-block>6</span><span …>g</span>" reads as text "6gHF", not "6 g H F". Nodes that
+  // print, and anything the DOM and `out` do not line up on (slots), are left as they are.
+  function joinTouchingText(nodes, out) {
+    if (out.length < 2) return out;
+    const items = [];
+    let j = 0;
+    let texts = [];
+    let aligned = true;
+    const flushText = () => {
+      if (!texts.length) return;
+      const raw = texts.map((t) => t.data).join("");
+      const node = out[j];
+      if (node && node.role === "text" && node.key === null && node.name && node.name === collapse(raw)) {
+        items.push({ node, joinable: true, text: node.name, inView: node.inViewport, texts, raw });
+        j++;
+      } else if (raw) {
+        items.push(null);  // whitespace, or text that is not shown: a seam that does not join
+      }
+      texts = [];
+    };
+    for (const node of nodes) {
+      if (node.nodeType === 3) {
+        texts.push(node);
+        continue;
+      }
+      if (node.nodeType !== 1) continue;
+      flushText();
+      if (node.localName === "slot" || node.shadowRoot) {
+        aligned = false;
+        break;
+      }
+      const key = state.keyOf.get(node);
+      const produced = key !== undefined && out[j] && out[j].key === key ? out[j] : null;
+      if (!produced) continue;  // nothing rendered (display:none, a skipped tag): no seam
+      j++;
+      items.push(wrapperItem(produced, node));
+    }
+    flushText();
+    if (!aligned || j !== out.length) return out;
+    const result = [];
+    let group = [];
+    const close = () => {
+      if (group.length > 1) {
+        const node = makeNode("text", group.map((it) => it.text).join(""), null);
+        node.visible = true;
+        node.inViewport = group.some((it) => it.inView);
+        result.push(node);
+      } else if (group.length) {
+        result.push(group[0].node);
+      }
+      group = [];
+    };
+    for (const it of items) {
+      const before = group.length ? group[group.length - 1] : null;
+      const left = it && it.joinable && before ? seamOf(before, true) : null;
+      const right = left ? seamOf(it, false) : null;
+      if (left && right && glyphsTouch(left, right)) {
+        group.push(it);
+        continue;
+      }
+      close();
+      if (it && it.joinable) group.push(it);
+      else if (it) result.push(it.node);
+    }
+    close();
+    return result;
+  }
+
+  // An element child as a joining candidate: joinable when read_page would print only its one text line. Its
+  // text nodes and whitespace at its ends are looked at only when a neighbour could join it (seamOf).
+  function wrapperItem(node, el) {
+    const only = node.children.length === 1 ? node.children[0] : null;
+    const joinable = WRAPPER_ROLES.has(node.role) && !node.name && !node.interactive && node.value === null &&
+      !node.description && !node.placeholder && node.level === null && !node.states.length && node.visible &&
+      !!only && only.role === "text" && only.visible && !!only.name;
+    if (!joinable) return { node, joinable: false };
+    return { node, joinable: true, text: only.name, inView: only.inViewport, el };
+  }
+
+  // The text node at an item's start (or end) that a seam is measured at, or null when whitespace lies there.
+  function seamOf(item, atEnd) {
+    if (item.el) {
+      if (!item.texts) {
+        const walker = item.el.ownerDocument.createTreeWalker(item.el, 4);
+        item.texts = [];
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) item.texts.push(t);
+        item.raw = item.texts.map((t) => t.data).join("");
+      }
+    }
+    if (atEnd ? /\s$/.test(item.raw) : /^\s/.test(item.raw)) return null;
+    return atEnd ? lastInk(item.texts) : firstInk(item.texts);
+  }
+
+  function firstInk(texts) {
+    for (const t of texts) if (/\S/.test(t.data)) return t;
+    return null;
+  }
+
+  function lastInk(texts) {
+    for (let i = texts.length - 1; i >= 0; i--) if (/\S/.test(texts[i].data)) return texts[i];
+    return null;
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -1160,6 +1598,7 @@ function (op, arg) {
     if (node.value !== null) out.value = node.value;
     if (node.description) out.description = node.description;
     if (node.placeholder) out.placeholder = node.placeholder;
+    if (node.inputType) out.inputType = node.inputType;
     if (node.states.length) out.states = node.states;
     if (node.level !== null) out.level = node.level;
     if (node.bounds !== null) out.bounds = node.bounds;
@@ -1179,6 +1618,7 @@ function (op, arg) {
     if (node.value !== null) out.v = node.value;
     if (node.description) out.d = node.description;
     if (node.placeholder) out.p = node.placeholder;
+    if (node.inputType) out.t = node.inputType;
     if (node.states.length) out.s = node.states;
     if (node.level !== null) out.l = node.level;
     if (node.bounds !== null) out.b = node.bounds;
@@ -1291,11 +1731,13 @@ function (op, arg) {
   function snapshot(options) {
     const stamp = options.since !== undefined ? changeStamp() : null;
     if (stamp !== null && options.since === stamp) return { document: state.id, unchanged: true };
-    const full = walkTree();
-    let root = full.root;
-    let truncated = false;
     const filter = options.filter || "all";
     const depth = options.depth || 0;
+    run.walkBudget = options.chars > 0 ? { left: options.chars, filter, depth: depth || Infinity, open: [] } : null;
+    run.viewportOnly = !options.root && (filter === "visible" || filter === "interactive");
+    const full = walkTree();
+    let root = full.root;
+    let truncated = !!(run.walkBudget && run.walkBudget.stopped);
     const limit = options.budget || 0;
     if (options.root || filter !== "all" || depth || limit) {
       let top = root.children;
@@ -1355,11 +1797,13 @@ function (op, arg) {
           node.visible = true;
           node.inViewport = seen.inView;
           out.push(node);
+          if (run.walkBudget) spend(node);
         }
       }
       texts = [];
     };
     for (const node of nodes) {
+      if (run.walkBudget && run.walkBudget.stopped) break;
       if (node.nodeType === 3) {
         texts.push(node);
         continue;
@@ -1369,7 +1813,7 @@ function (op, arg) {
       walkElement(node, scope, out);
     }
     flush();
-    return out;
+    return joinTouchingText(nodes, out);
   }
 
   function walkElement(el, scope, out) {
@@ -1396,6 +1840,13 @@ function (op, arg) {
     if (info.box) node.bounds = [round(info.box[0]), round(info.box[1]), round(info.box[2]), round(info.box[3])];
 
     let children = [];
+    const budget = run.walkBudget;
+    if (budget) {
+      // Whether a visible descendant makes this element visible too (see `visible` below), and whether its
+      // children may be dropped as presentational: what `spend` needs to know about each open ancestor.
+      budget.open.push(info.excludedHere || !info.selfVisible ||
+        !(info.areaVisible || !(info.box && hasArea(info.box))) || PRESENTATIONAL_CHILDREN.has(role));
+    }
     const frameDoc = (tag === "iframe" || tag === "frame") && isHTML(el) ? safeContentDocument(el) : null;
     if (frameDoc) {
       children = walkFrame(el, frameDoc, info);
@@ -1424,6 +1875,34 @@ function (op, arg) {
     // them only when something inside can be acted on (a close button in a tab), which ARIA forbids but pages do.
     if (PRESENTATIONAL_CHILDREN.has(role) && !children.some(hasInteractive)) node.children = [];
     out.push(node);
+    if (budget) {
+      budget.open.pop();
+      spend(node);
+    }
+  }
+
+  // A read that stops early (`chars`): once the nodes certain to be printed would fill about `chars` characters,
+  // the walk stops and the tree is marked truncated. Only a finished node is counted, and only when it will
+  // surely print: visible, passing the filter, not a wrapper the executor folds away, within `depth` even if every
+  // open ancestor prints, and under no ancestor that could still hide it or drop it as presentational. The
+  // characters are an estimate of its line (the executor formats lines, and checks that what it printed reached
+  // its cap before it trusts a truncated tree). The walk stops right after a counted node, so every open ancestor
+  // has a visible descendant and its own visibility comes out as in a whole walk.
+  function spend(node) {
+    const budget = run.walkBudget;
+    if (budget.stopped || !node.visible || budget.open.length + 1 > budget.depth) return;
+    for (const blocked of budget.open) if (blocked) return;
+    if (!includedBy(node, budget.filter)) return;
+    let size;
+    if (node.role === "text") {
+      if (!node.name) return;
+      size = 8 + Math.min(node.name.length, 300);
+    } else {
+      if (looseWrapper(node) && !node.states.length) return;
+      size = node.role.length + 1 + (node.name ? 3 + Math.min(node.name.length, 150) : 0) + (node.key ? 9 : 0);
+    }
+    budget.left -= size + 2 * budget.open.length;
+    if (budget.left <= 0) budget.stopped = true;
   }
 
   const PRESENTATIONAL_CHILDREN = new Set(["button", "checkbox", "img", "meter", "progressbar", "scrollbar",
@@ -1481,14 +1960,26 @@ function (op, arg) {
     return inner;
   }
 
+  // The type of an <input> whose value has a shape of its own (TYPED_INPUTS), or null. The browser's normalised
+  // `type` is used, never the attribute: an unknown type is a plain text field.
+  function inputTypeOf(el) {
+    return isHTML(el, "input") && TYPED_INPUTS.has(el.type) ? el.type : null;
+  }
+
   function fillProperties(node, el, role, info, scope) {
     node.states = statesOf(el, role, scope);
     node.level = levelOf(el, role);
     node.value = valueOf(el, role);
     const placeholder = el.getAttribute("placeholder") || el.getAttribute("aria-placeholder");
     node.placeholder = collapse(placeholder);
-    node.interactive = !info.excludedHere && isInteractive(el, role, info.p, scope.pointer);
-    if (node.visible) {
+    const type = inputTypeOf(el);
+    if (type) node.inputType = type;
+    // Interactive is "focusable, clickable or editable", which a disabled control is not (whatever its role).
+    node.interactive = !info.excludedHere && !node.states.includes("disabled") &&
+      isInteractive(el, role, info.p, scope.pointer);
+    // A read of the viewport only never prints a node outside it, nor its name (but for a named container, which
+    // the executor names around the refs inside it): the name, the costliest part of a node, is left out there.
+    if (node.visible && !(run.viewportOnly && !node.inViewport && !CONTEXT_ROLES.has(role))) {
       try {
         node.name = accessibleName(el);
         if (el.hasAttribute("aria-describedby") || el.hasAttribute("aria-description") || el.hasAttribute("title") ||
@@ -1641,6 +2132,7 @@ function (op, arg) {
         return { error: `the ${describeElement(el)} has no value to set` };
       }
       if (el.readOnly) return { error: `the ${describeElement(el)} is read-only` };
+      markEdited(el);
       nativeSetter(el, "value").call(el, text);
       fire(el, text);
       if (text !== "" && el.value === "") {
@@ -1650,6 +2142,7 @@ function (op, arg) {
     }
     if (html && tag === "textarea") {
       if (el.readOnly) return { error: `the ${describeElement(el)} is read-only` };
+      markEdited(el);
       nativeSetter(el, "value").call(el, text);
       fire(el, text);
       return { value: el.value };
@@ -1709,10 +2202,27 @@ function (op, arg) {
     function renderText(start, skip) {
       const lines = [];
       let line = "";
+      // The text node the current line last took characters from, and whether the edge of an inline-level box
+      // (inline-block, inline-flex...) has been crossed since, with no whitespace: then layout decides whether
+      // the next text joins the line as one word or after a space (glyphsTouch).
+      let lastText = null;
+      let seam = false;
       const breakLine = () => {
         const text = collapse(line);
         if (text) lines.push(text);
         line = "";
+        lastText = null;
+        seam = false;
+      };
+      const crossEdge = () => {
+        if (lastText && line && !/\s$/.test(line)) seam = true;
+      };
+      // Text a control shows (a field's value, a button's label): always set apart by spaces, as the control's
+      // border and padding set it apart on screen.
+      const addShown = (text) => {
+        line += ` ${text} `;
+        lastText = null;
+        seam = false;
       };
       const startScope = scopeFor(start, scope);
       // Text runs of `parent` (whose enter() info is `info`), then its elements, in flat-tree order.
@@ -1723,6 +2233,9 @@ function (op, arg) {
           const seen = textRunVisible(texts, info, sc);
           if (seen && seen.visible) {
             const raw = texts.map((t) => t.data).join("");
+            const first = firstInk(texts);
+            if (seam && first && /^\S/.test(raw) && !glyphsTouch(lastText, first)) line += " ";
+            seam = false;
             // Preformatted text keeps its line breaks; everything else is collapsed into the current line.
             if (/^pre|break-spaces/.test(style(parent).whiteSpace)) {
               const parts = raw.split("\n");
@@ -1733,6 +2246,8 @@ function (op, arg) {
             } else {
               line += raw;
             }
+            const last = lastInk(texts);
+            if (last) lastText = last;
           }
           texts = [];
         };
@@ -1759,7 +2274,10 @@ function (op, arg) {
         if (info.excludedHere || el.getAttribute("aria-hidden") === "true" || info.child.inert ||
           info.child.transparent || info.child.flow.hard === EMPTY) return;
         const display = info.p.display;
-        const block = display !== "inline" && display !== "contents";
+        // Inline-level boxes (inline-block, inline-flex, a button, a text field) sit in the line like a word;
+        // block-level boxes and table cells start lines of their own.
+        const inlineBox = /^inline[- ]./.test(display);
+        const block = display !== "inline" && display !== "contents" && !inlineBox;
         const cell = display === "table-cell";
         if (tag === "br") {
           breakLine();
@@ -1771,14 +2289,21 @@ function (op, arg) {
           breakLine();
         }
         if (isHTML(el)) {
-          // Controls show text of their own: a button's value, a drop-down's chosen option.
-          const shown = info.textFlags && info.areaVisible;
-          if (tag === "input" && (el.type === "button" || el.type === "submit" || el.type === "reset")) {
-            if (shown) line += ` ${el.value} `;
-            return;
-          }
-          if (tag === "select") {
-            if (shown) line += ` ${Array.from(el.selectedOptions, (o) => o.text).join(", ")} `;
+          if (tag === "input" || tag === "textarea" || tag === "select") {
+            // Controls show text of their own: a field's value, a drop-down's chosen option, a button's label.
+            const shown = info.textFlags && info.areaVisible && !offPage(info.box, sc, el) && inkVisible(el);
+            const value = shown ? shownValue(el) : "";
+            if (value.includes("\n")) {
+              // A text area of several lines is a box of lines of its own, shown as typed.
+              breakLine();
+              for (const part of value.split("\n")) {
+                addShown(part);
+                breakLine();
+              }
+            } else if (value) {
+              addShown(value);
+            }
+            if (block && !cell) breakLine();
             return;
           }
           if (tag === "iframe" || tag === "frame") {
@@ -1794,8 +2319,27 @@ function (op, arg) {
           }
           if (isLeafControl(el)) return;
         }
+        if (!inlineBox) {
+          walk(el, flatChildren(el), info.child, info);
+          if (block && !cell) breakLine();
+          return;
+        }
+        // An inline-level box joins the line it sits in. One that holds lines of its own (a card made of
+        // paragraphs) is set apart like a block instead: the text before it and after it keeps its own lines.
+        crossEdge();
+        const before = collapse(line);
+        const mark = lines.length;
         walk(el, flatChildren(el), info.child, info);
-        if (block && !cell) breakLine();
+        if (lines.length > mark) {
+          const first = lines[mark];
+          if (before && first !== before && first.startsWith(before)) {
+            const rest = first.slice(before.length).trim();
+            lines.splice(mark, 1, before, ...(rest ? [rest] : []));
+          }
+          breakLine();
+          return;
+        }
+        crossEdge();
       };
       if (startScope.hidden) return "";
       const info = enter(start, startScope);
@@ -1804,6 +2348,20 @@ function (op, arg) {
       breakLine();
       return lines.join("\n");
     }
+  }
+
+  // The text a form control shows on screen, which page text includes where the control is: a text field's value
+  // (never a password's, which shows only dots), a text area's contents, the chosen options of a select, a
+  // button's label; "" for a control that shows none (and for any other element).
+  function shownValue(el) {
+    const tag = el.localName;
+    if (tag === "textarea") return el.value;
+    if (tag === "select") return Array.from(el.selectedOptions, (o) => collapse(o.label || o.text)).join(", ");
+    if (tag !== "input") return "";
+    const type = el.type;
+    if (type === "button" || type === "submit" || type === "reset") return el.value;
+    if (type === "password" || !TEXT_INPUT_TYPES.has(type)) return "";
+    return el.value;
   }
 
   // The scope an element deep in the page sees: its ancestors' clips and flags, computed root-down.
@@ -1871,6 +2429,75 @@ function (op, arg) {
 
   // ---------------------------------------------------------------------------------------------------------
 
+  // elementAt: the element a click at a top-level viewport point would hit (document.elementFromPoint, descending
+  // into same-origin frames and open shadow roots), described by its nearest ancestor-or-self that has a name or a
+  // role of its own (the span inside a button describes as the button). With `of`, whether a click there reaches
+  // that element: the hit is the element, inside it (across shadow roots and frames), or inside one of its labels.
+  function elementAt(x, y, ofKey) {
+    const of = ofKey ? elementFor(ofKey) : null;
+    if (ofKey && !of) return { gone: true };
+    let doc = document;
+    let hit = null;
+    for (let depth = 0; depth < 32; depth++) {
+      let found = doc.elementFromPoint(x, y);
+      while (found && found.shadowRoot) {
+        const inner = found.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === found) break;
+        found = inner;
+      }
+      if (!found) break;
+      hit = found;
+      if (found.localName !== "iframe" && found.localName !== "frame") break;
+      let inner = null;
+      try {
+        inner = found.contentDocument;
+      } catch (e) {
+        inner = null;  // another origin: the frame is what a click hits
+      }
+      if (!inner) break;
+      const r = found.getBoundingClientRect();
+      const [ox, oy] = frameOrigin(found, [r.left, r.top, r.width, r.height]);
+      x -= ox;
+      y -= oy;
+      doc = inner;
+    }
+    if (!hit) return null;
+    const up = (n) => flatParent(n) || (n.ownerDocument.defaultView && n.ownerDocument.defaultView.frameElement) ||
+      null;
+    const nameOf = (n) => {
+      try {
+        return accessibleName(n);
+      } catch (e) {
+        return collapse(n.getAttribute("aria-label"));
+      }
+    };
+    let shown = hit;
+    for (let n = hit; n && n !== n.ownerDocument.body && n !== n.ownerDocument.documentElement; n = up(n)) {
+      if (!WRAPPER_ROLES.has(roleOf(n)) || nameOf(n)) {
+        shown = n;
+        break;
+      }
+    }
+    const context = [];
+    for (let n = up(shown); n && context.length < 8; n = up(n)) {
+      if (n.nodeType !== 1 || !CONTEXT_ROLES.has(roleOf(n))) continue;
+      const name = nameOf(n);
+      if (name) context.push(name);
+    }
+    const out = { key: keyFor(shown), role: roleOf(shown), name: nameOf(shown), context };
+    if (of) {
+      let within = false;
+      for (let n = hit; n && !within; n = up(n)) within = n === of;
+      if (!within && of.labels) within = Array.from(of.labels).some((label) => label.contains(hit));
+      // An option of a list box is hit-tested as its <select> in some browsers; a click there still picks it.
+      if (!within && hit.localName === "select" && hit.contains(of)) within = true;
+      out.within = within;
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
   const args = arg || {};
   switch (op) {
     case "snapshot":
@@ -1879,6 +2506,8 @@ function (op, arg) {
       return elementFor(args.key);
     case "center":
       return center(elementFor(args.key));
+    case "elementAt":
+      return elementAt(Number(args.x), Number(args.y), args.of || null);
     case "scrollIntoView": {
       const el = elementFor(args.key);
       if (!el) return null;

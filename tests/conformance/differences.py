@@ -58,12 +58,6 @@ SELECT_OPTIONS = Difference(
     why="A browser lists a `<select>`'s options as its children even while it is closed (which is how Claude learns "
     "the choices); the mock has them in its tree as hidden nodes, so read_page leaves them out.",
 )
-SELECT_TEXT = Difference(
-    "a select's text",
-    on_mock=False,
-    why="A browser's rendered text includes a `<select>`'s chosen option; the mock's page text has no text for "
-    "form controls.",
-)
 FILE_INPUT_TEXT = Difference(
     "a file input's text",
     on_mock=True,
@@ -77,7 +71,7 @@ HISTORY_STATUS = Difference(
     "know its HTTP status (`NavigationOutcome.status` is 'when the driver knows it'); the mock always does.",
 )
 
-DIFFERENCES = (LABEL_TEXT, SELECT_OPTIONS, SELECT_TEXT, FILE_INPUT_TEXT, HISTORY_STATUS)
+DIFFERENCES = (LABEL_TEXT, SELECT_OPTIONS, FILE_INPUT_TEXT, HISTORY_STATUS)
 
 
 def expect(driver: str, lines: Iterable[str | Only]) -> list[str]:
@@ -115,13 +109,6 @@ class KnownBug:
         return driver_name.startswith(self.drivers)
 
 
-DISABLED_IS_INTERACTIVE = KnownBug(
-    "disabled controls count as interactive",
-    ("selenium-",),
-    "`AXNode.interactive` is 'focusable, clickable or editable', which a disabled button is not; the walker "
-    "(drivers/selenium/walker.js, isInteractive) counts every element with an interactive role, so read_page's "
-    '"interactive" filter lists disabled buttons.',
-)
 LISTITEM_NAMED_FROM_CONTENT = KnownBug(
     "list items named from their content",
     (MOCK,),
@@ -129,7 +116,7 @@ LISTITEM_NAMED_FROM_CONTENT = KnownBug(
     'its text, so it shows `listitem "Sunday"` where a browser shows `listitem` over a text line.',
 )
 
-KNOWN_BUGS = (DISABLED_IS_INTERACTIVE, LISTITEM_NAMED_FROM_CONTENT)
+KNOWN_BUGS = (LISTITEM_NAMED_FROM_CONTENT,)
 
 
 def known_bug(request: pytest.FixtureRequest, driver_name: str, bug: KnownBug) -> None:

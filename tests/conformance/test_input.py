@@ -49,7 +49,7 @@ def test_typing_a_newline_in_a_textarea(target: Target) -> None:
     ok(visit.call("key", text="Return"))
     ok(visit.call("type", text="two"))
     # values are folded to one line in the tree
-    assert '  textbox "Notes" value="one two" focused' in visit.read(filter="all")
+    assert '  textbox "Notes" value="one two" multiline focused' in visit.read(filter="all")
 
 
 def test_readonly_fields_ignore_typing(target: Target) -> None:
@@ -108,7 +108,7 @@ def test_form_input_sets_values(target: Target) -> None:
         '  textbox "Name" value="Ada"',
         '  checkbox "I agree" checked',
         '  combobox "Colour" value="Green"',
-        '  textbox "Notes" value="42"',
+        '  textbox "Notes" value="42" multiline',
     ):
         assert line in lines
 
