@@ -203,14 +203,23 @@ def origin(internals: list[InternalListener]) -> Iterator[AllowedOrigin]:
         yield server
 
 
-@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
+@pytest.fixture(params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def driver(request: pytest.FixtureRequest, totals: None) -> Iterator[SeleniumDriver]:
+    """A browser of its own for each scenario: a hostile page that leaves a browser unwell (a popup Chromium no
+    longer answers for) must not spoil the scenarios after it."""
     require_browser(request.param)
     with SeleniumDriver(SeleniumConfig(browser=request.param, navigation_timeout=10)) as browser:
         yield browser
-    totals = {key: sum(c[key] for name, c in COUNTS.items() if name.startswith(request.param)) for key in
-              ("behaviours", "proxy_refusals", "bidi_blocked", "internal_connections")}  # fmt: skip
-    print(f"\n[egress] {request.param}: {totals}")
+
+
+@pytest.fixture(scope="module")
+def totals() -> Iterator[None]:
+    """Prints the counts over every scenario, per browser, once the module is done."""
+    yield
+    for browser in ("chromium", "firefox"):
+        summed = {key: sum(c[key] for name, c in COUNTS.items() if name.startswith(browser)) for key in
+                  ("behaviours", "proxy_refusals", "bidi_blocked", "internal_connections")}  # fmt: skip
+        print(f"\n[egress] {browser}: {summed}")
 
 
 def _arm(driver: SeleniumDriver, mode: str) -> None:
@@ -333,15 +342,6 @@ def test_nothing_reaches_the_internal_listeners(
 
 REFRESHES = {"meta-refresh": _meta_refresh, "refresh-header": _refresh_header}
 
-CHROMIUM_REFRESH_WEDGE = (
-    "Chromium 156 can stop answering BiDi altogether (about 1 run in 2) when a page's 0-second refresh starts a "
-    "navigation in the same instant as the page's load event while the session's network intercept is on: the "
-    "refresh's intercepted request is announced (beforeRequestSent) and then no command gets a reply, whether the "
-    "guard continues or fails that request, whether `navigate` waits for the load or not (wait=none was tried), "
-    "delayed or not; without the intercept it does not happen. Nothing reaches the internal listeners either way."
-)
-"""Why the refresh scenarios are a known failure on Chromium (see the README's known limits)."""
-
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("scenario", list(REFRESHES))
@@ -355,8 +355,6 @@ def test_refreshes_reach_nothing_and_answer_promptly(
 ) -> None:
     """A refresh to the internal origin, on a browser of its own (a wedged browser must not spoil the others)."""
     require_browser(browser_name)  # type: ignore[arg-type]
-    if browser_name == "chromium":
-        request.applymarker(pytest.mark.xfail(reason=CHROMIUM_REFRESH_WEDGE, strict=False))
     seen_before = [len(listener.connections) for listener in internals]
     config = SeleniumConfig(browser=browser_name, navigation_timeout=10, command_timeout=10)
     failure: DriverError | None = None

@@ -123,8 +123,12 @@ class SeleniumDriver(Driver):
             contexts = [c for c in tree.get("contexts", []) if isinstance(c, dict)]
             self._contexts.seed(contexts)
             self._subscribe(events)
-            # From here on every request of every tab waits for the guard (which allows everything until one is set).
-            self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
+            if self._session.proxy is None:
+                # From here on every request of every tab waits for the guard (which allows everything until one is
+                # set). Behind the egress proxy the proxy refuses what the guard would, and the guard only watches:
+                # Chromium can stop answering BiDi when a held navigation request (a page's 0-second refresh) is
+                # announced in the same instant as the page's load event.
+                self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
             try:
                 self._conn.command(
                     "browser.setDownloadBehavior",

@@ -12,8 +12,10 @@ opens a connection:
 
 and then connects to the very address it checked, so a DNS answer that changes between the check and the
 connection (DNS rebinding) cannot slip through. A refused request or tunnel is answered `403 Forbidden` with the
-reason; the BiDi intercept stays the first layer and gives Claude the precise message. Connections to the proxy
-itself are always refused.
+reason. A session behind this proxy holds no request in a BiDi intercept (Chromium can wedge when a held
+navigation request meets a page's load event, see `SeleniumDriver._start`): the proxy is what refuses, and the
+BiDi guard, watching the same requests, gives Claude the precise message. Connections to the proxy itself are
+always refused.
 
 Why a small threaded proxy on the standard library rather than a library: the filter must run in this process with
 the live policy object (the executor installs it after launch and may replace it), and must connect to the address

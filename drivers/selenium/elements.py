@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -54,6 +55,9 @@ _WHAT: dict[str, str] = {
 
 _STATE_ORDER = {state: index for index, state in enumerate(STATE_TOKENS)}
 
+PROBE_FRESH = 1.0
+"""Seconds for which the hit `element_center` found answers the `element_at` asked right after it."""
+
 MAX_CACHED_SNAPSHOTS = 16
 """Snapshots kept for reads of unchanged pages (see `Elements.snapshot`), over all tabs and requests."""
 
@@ -76,6 +80,9 @@ class Elements:
         """Per tab: the sandbox realm the walker last answered from, and the tab's latest navigation then."""
         self._installed: set[str] = set()
         """Sandbox realms the walker is installed in."""
+        self._probed: dict[str, tuple[str, Point, ElementAtPoint, float]] = {}
+        """Per tab: what the last `element_center` found at the centre (key, point, hit, when), for the
+        `element_at` that follows it; used once."""
         self._cache: dict[tuple[str, SnapshotRequest], tuple[str, int, AXSnapshot]] = {}
         """Per tab and request: the walker's change stamp, the commit count and the snapshot of the last read."""
 
@@ -84,6 +91,7 @@ class Elements:
             for handle in handles:
                 self._documents.pop(handle, None)
                 self._noted.pop(handle, None)
+                self._probed.pop(handle, None)
             self._cache = {key: value for key, value in self._cache.items() if key[0] not in handles}
 
     # --- the walker -----------------------------------------------------------------------------------------------
@@ -232,15 +240,26 @@ class Elements:
     # --- elements -------------------------------------------------------------------------------------------------
 
     def element_center(self, handle: str, key: str) -> Point:
+        """The walker's `center`, which also says what a click there would hit: the executor asks `element_at`
+        for it right after (a ref click checks nothing covers its element), and gets it from here without another
+        round trip (see `_probed`)."""
         self._tabs.check(handle)
-        result = self._walker(handle, "center", {"key": self._local_key(handle, key)})
+        result = self._walker(handle, "center", {"key": self._local_key(handle, key), "probe": True})
         if result is None:
             raise ElementGone(key)
         if isinstance(result, dict) and "error" in result:
             raise DriverError(str(result["error"]))
         if not (isinstance(result, dict) and isinstance(result.get("x"), (int, float))):
             raise DriverError("the page walker returned no position for the element")
-        return Point(float(result["x"]), float(result["y"]))
+        point = Point(float(result["x"]), float(result["y"]))
+        at = result.get("at")
+        hit = self._element_at_point(handle, at) if isinstance(at, dict) and not at.get("gone") else None
+        with self._lock:
+            if hit is not None:
+                self._probed[handle] = (key, point, hit, time.monotonic())
+            else:
+                self._probed.pop(handle, None)
+        return point
 
     def scroll_into_view(self, handle: str, key: str) -> None:
         self._tabs.check(handle)
@@ -278,6 +297,10 @@ class Elements:
         """The walker's `elementAt`. Its key is handed out for the document of the tab's last snapshot, and only
         while that document is still the tab's (else None: no ref could name the element anyway)."""
         self._tabs.check(handle)
+        with self._lock:
+            probed = self._probed.pop(handle, None)
+        if probed is not None and probed[:2] == (of, point) and time.monotonic() - probed[3] < PROBE_FRESH:
+            return probed[2]
         arg: dict[str, Any] = {"x": point.x, "y": point.y}
         if of is not None:
             arg["of"] = self._local_key(handle, of)
@@ -286,6 +309,9 @@ class Elements:
             return None
         if result.get("gone"):
             raise ElementGone(of or "")
+        return self._element_at_point(handle, result)
+
+    def _element_at_point(self, handle: str, result: Mapping[str, Any]) -> ElementAtPoint:
         local = result.get("key")
         with self._lock:
             known = self._documents.get(handle)

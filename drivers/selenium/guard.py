@@ -5,6 +5,10 @@ holds each http(s) request in `beforeRequestSent` until the guard has looked at 
 page-started navigations included. URLs that never reach the network (`data:`, `blob:`, `file:`) are caught at
 `navigationStarted` instead, and since the navigation cannot be held there, it is undone once it lands.
 
+A session behind the driver's egress proxy has no intercept (see `SeleniumDriver._start`): the proxy refuses every
+connection the policy refuses, and the guard, seeing the same `beforeRequestSent` unheld, reports a refused
+navigation and takes the tab off the error page the refusal leaves, as it does with a held one.
+
 The handlers run on the BiDi dispatcher thread and answer the browser with fire-and-forget commands only: every
 intercepted request of every tab waits for the dispatcher. Undoing a navigation needs replies, so it runs on a
 short-lived thread of its own.
@@ -68,15 +72,18 @@ class UrlGuard:
             return False
 
     def _request_sent(self, params: JSON) -> None:
-        if not params.get("isBlocked"):
-            return
+        held = bool(params.get("isBlocked"))
+        if not held and not params.get("navigation"):
+            return  # a subresource the egress proxy answers for
         request = as_dict(params.get("request"))
         request_id = str(request.get("request"))
         url = str(request.get("url") or "")
         if self._verdict(url) is not False:
-            self._conn.send("network.continueRequest", {"request": request_id})
+            if held:
+                self._conn.send("network.continueRequest", {"request": request_id})
             return
-        self._conn.send("network.failRequest", {"request": request_id})
+        if held:
+            self._conn.send("network.failRequest", {"request": request_id})
         handle = str(params.get("context"))
         record = self._contexts.refuse(params, url) if params.get("navigation") else None
         if record is not None:

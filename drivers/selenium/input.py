@@ -100,10 +100,16 @@ class Input:
         self.perform(handle, drag_actions(start, end, self._config.viewport))
 
     def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
-        self.perform(handle, wheel_actions(point, self._config.viewport, delta_x, delta_y))
-        # Scrolling is asynchronous: let the page apply it before anything reads positions or captures.
+        self._tabs.check(handle)
+        since = self._contexts.seq
+        with bidi_errors("perform the input"):
+            actions = wheel_actions(point, self._config.viewport, delta_x, delta_y)
+            self._contexts.command(handle, "input.performActions", {"context": handle, "actions": actions})
+        # Scrolling is asynchronous: let the page apply it (two frames) before anything reads positions or captures.
+        # That round trip through the page is also the one a navigation the input started needs to be announced.
         expression = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
         self._scripts.peek(handle, expression, timeout=2, await_promise=True)
+        self._navigation.after_input(handle, since, probed=True)
 
     # --- keyboard -------------------------------------------------------------------------------------------------
 

@@ -41,8 +41,10 @@ from selenium.common.exceptions import WebDriverException
 
 from browser_toolset.driver_errors import DriverError
 
+from . import reaper as reaper_script
 from .egress import EgressProxy
 from .options import SeleniumConfig
+from .reaper import all_pids, has_marker, proc_stat
 
 __all__ = [
     "CHROMIUM_FLAGS",
@@ -111,96 +113,7 @@ def firefox_egress_prefs(port: int) -> dict[str, Any]:
 # --- the processes and folders a session owns ----------------------------------------------------------------
 
 
-def _proc_stat(pid: int) -> tuple[int, int, int, int] | None:
-    """(ppid, process group, session id, start time) of `pid` from /proc, or None when it is gone (or a zombie)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            text = file.read().decode("latin-1")
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X"):
-        return None
-    return int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19])
-
-
 SESSION_ENV = "BROWSER_TOOLSET_SESSION"
-
-
-def _has_marker(pid: int, marker: bytes) -> bool:
-    if pid == os.getpid():
-        return False
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as file:
-            return marker in file.read().split(b"\0")
-    except OSError:
-        return False
-
-
-def _all_pids() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
-
-
-_REAPER = r"""
-import os, shutil, signal, sys, time
-
-service, started, marker, folders = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4:]
-if sys.stdin.buffer.read().endswith(b"done"):
-    sys.exit(0)
-
-
-def stat(pid):
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            text = file.read().decode("latin-1")
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return None if fields[0] in ("Z", "X") else (int(fields[3]), int(fields[19]))
-
-
-def marked(pid):
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as file:
-            return marker in file.read().split(b"\0")
-    except OSError:
-        return False
-
-
-def session():
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        pid = int(name)
-        info = stat(pid)
-        if info is not None and ((info[0] == service and info[1] >= started) or (marker and marked(pid))):
-            found.append(pid)
-    return found
-
-
-for sig, wait in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
-    pids = session()
-    if not pids:
-        break
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline and session():
-        time.sleep(0.05)
-for folder in folders:
-    shutil.rmtree(folder, ignore_errors=True)
-"""
-"""The reaper of a local session (see `start_reaper`), run by a Python of its own with the standard library only:
-it waits for end of file on its stdin; unless the last bytes say `done`, its parent died without shutting the
-session down, so it ends every process of the session (its session id, or its marker in the environment: the
-same rule as `SessionProcesses.scan`) and removes the session's temporary folders."""
 
 
 def start_reaper(service_pid: int, marker: bytes | None, folders: Iterable[str]) -> subprocess.Popen[bytes] | None:
@@ -212,13 +125,13 @@ def start_reaper(service_pid: int, marker: bytes | None, folders: Iterable[str])
     child exits (a session started from a worker thread would lose its browser with that thread), and it would
     kill only the WebDriver binary, which leaves the browser running. The reaper is in a session of its own, so
     the signal that kills our process group does not reach it. None where there is no /proc to scan."""
-    stat = _proc_stat(service_pid)
+    stat = proc_stat(service_pid)
     if stat is None or not os.path.isdir("/proc"):
         return None
     marker_text = marker.decode() if marker else ""
     try:
         return subprocess.Popen(
-            [sys.executable, "-c", _REAPER, str(service_pid), str(stat[3]), marker_text, *folders],
+            [sys.executable, reaper_script.__file__, str(service_pid), str(stat[3]), marker_text, *folders],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -262,7 +175,7 @@ class SessionProcesses:
     def scan(self, *, deep: bool = False) -> list[int]:
         """Every live process of the session now (and remember them). `deep` also reads every process's environment
         for the session's marker, to find helpers that left the session and were reparented."""
-        stats = {pid: stat for pid in _all_pids() if (stat := _proc_stat(pid)) is not None}
+        stats = {pid: stat for pid in all_pids() if (stat := proc_stat(pid)) is not None}
         children: dict[int, list[int]] = {}
         for pid, stat in stats.items():
             children.setdefault(stat[0], []).append(pid)
@@ -278,7 +191,7 @@ class SessionProcesses:
                 stack.extend(children.get(pid, ()))
             found.update(pid for pid, stat in stats.items() if stat[2] == self.service_pid)
             if deep and self.marker is not None:
-                found.update(pid for pid in stats if pid not in found and _has_marker(pid, self.marker))
+                found.update(pid for pid in stats if pid not in found and has_marker(pid, self.marker))
             for pid in found:
                 self.known.setdefault(pid, stats[pid][3])
             return sorted(found)
@@ -289,13 +202,13 @@ class SessionProcesses:
 
     def running(self, pid: int) -> bool:
         """Whether `pid` is still the live process remembered under that number."""
-        stat = _proc_stat(pid)
+        stat = proc_stat(pid)
         return stat is not None and self._same(pid, stat)
 
     def note_browser(self) -> None:
         """Remember the WebDriver binary's children now (the browser's main process) for the watchdog."""
         self.scan()
-        self.browser_pids = [pid for pid in self.known if (stat := _proc_stat(pid)) and stat[0] == self.service_pid]
+        self.browser_pids = [pid for pid in self.known if (stat := proc_stat(pid)) and stat[0] == self.service_pid]
 
     def kill(self, grace: float = 3.0) -> list[int]:
         """End every process of the session: SIGTERM, then SIGKILL after `grace` seconds. Returns what was left

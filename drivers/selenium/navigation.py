@@ -172,9 +172,14 @@ class Navigator:
         yield
         self.after_input(handle, since)
 
-    def after_input(self, handle: str, since: int) -> None:
+    def after_input(self, handle: str, since: int, *, probed: bool = False) -> None:
+        """`probed`: the caller already made a round trip through the page after the input (a scroll waits for
+        frames), which gave a navigation the input started the same time to be announced."""
         started = self._contexts.navigations_since(handle, since, refused=False)
-        if not started:
+        if not started and probed:
+            self._contexts.settle(1.0)
+            started = self._contexts.navigations_since(handle, since, refused=False)
+        elif not started:
             # A navigation the input caused can be announced a few milliseconds after the input's reply: one round
             # trip through the page gives it that time.
             self._scripts.peek(handle, "0", timeout=2)

@@ -15,8 +15,9 @@ function (op, arg) {
    *                                     (see changeStamp()); {document, unchanged: true} when `since` is the
    *                                     current stamp
    *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
-   *   center         {key}           -> {x, y} centre of the visible part of the border box, scrolling it into
-   *                                     view first when it is not wholly visible; {error} without a box; null
+   *   center         {key, probe?}   -> {x, y} centre of the visible part of the border box, scrolling it into
+   *                                     view first when it is not wholly visible, with probe also `at`: elementAt
+   *                                     there; {error} without a box; null
    *   scrollIntoView {key}           -> true, or null when gone
    *   setValue       {key, value}    -> {value} the control's value afterwards (a string), {error}, or null
    *   text           {}              -> the page's visible text (main content first)
@@ -708,8 +709,32 @@ function (op, arg) {
     }
   }
 
+  // `el.labels` searches the element's whole tree on every read (in Chromium), so a page of many fields pays for
+  // its size once per field: the labels of every control are gathered once per tree instead (`label.control` is
+  // the same association, and querySelectorAll keeps the document order `labels` has).
+  function labelsOf(el) {
+    if (!("labels" in el)) return null;
+    const root = el.getRootNode();
+    const maps = run.labelMaps || (run.labelMaps = new Map());
+    let map = maps.get(root);
+    if (map === undefined) {
+      map = new Map();
+      if (typeof root.querySelectorAll === "function") {
+        for (const label of root.querySelectorAll("label")) {
+          const control = label.control;
+          if (!control) continue;
+          const list = map.get(control);
+          if (list) list.push(label);
+          else map.set(control, [label]);
+        }
+      }
+      maps.set(root, map);
+    }
+    return map.get(el) || null;
+  }
+
   function labelsText(el, c) {
-    const labels = el.labels;
+    const labels = labelsOf(el);
     if (!labels || !labels.length) return "";
     const parts = [];
     for (const label of labels) {
@@ -2504,8 +2529,13 @@ function (op, arg) {
       return snapshot(args);
     case "element":
       return elementFor(args.key);
-    case "center":
-      return center(elementFor(args.key));
+    case "center": {
+      // With `probe`, also what a click at the centre would hit (elementAt), in the same round trip: a ref click
+      // asks both, one right after the other.
+      const point = center(elementFor(args.key));
+      if (args.probe && point && point.error === undefined) point.at = elementAt(point.x, point.y, args.key);
+      return point;
+    }
     case "elementAt":
       return elementAt(Number(args.x), Number(args.y), args.of || null);
     case "scrollIntoView": {
