@@ -327,6 +327,22 @@ def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_
         hung = text(session.call("navigate", url=f"http://127.0.0.1:{silent.port}/never"))
         print(f"\n[faults] navigate to a silent server: {hung} ({time.monotonic() - started:.1f} s)")
         assert hung.startswith("Error:") and "3 seconds" in hung, hung
+        # The navigation is still pending, and holds every script of the tab: the tab list (and so every call's
+        # browser_state) gives the shown document's title without asking the page, which would wait out a timeout.
+        (handle,) = [info.handle for info in driver.list_tabs() if info.active]
+        pending = driver._contexts.latest_navigation(handle)
+        assert pending is not None and pending.stage == "started"
+        asked: list[str] = []
+        title = driver._scripts.title
+
+        def spy(handle: str) -> str:
+            asked.append(handle)
+            return title(handle)
+
+        driver._scripts.title = spy  # type: ignore[method-assign]
+        driver.list_tabs()
+        driver._scripts.title = title  # type: ignore[method-assign]
+        assert asked == []
         ok(session.call("navigate", url=pages.url("index.html")))
         started = time.monotonic()
         frozen = text(session.call("javascript_exec", text="while (true) {}"))

@@ -28,7 +28,7 @@ INTERACTIVE = CHECKABLE | TEXT_ENTRY | {
     "button", "link", "listbox", "option", "slider", "menuitem", "tab", "treeitem",
 }  # fmt: skip
 NAME_FROM_CONTENT = frozenset({
-    "link", "button", "heading", "cell", "columnheader", "rowheader", "option", "listitem", "menuitem", "tab",
+    "link", "button", "heading", "cell", "columnheader", "rowheader", "option", "menuitem", "tab",
     "treeitem", "tooltip", "caption", "label", "status", "alert", "term", "definition",
 }) | CHECKABLE  # fmt: skip
 MAIN_REGIONS = frozenset({"main", "article"})

@@ -265,6 +265,13 @@ class Contexts:
                 context.title = None
             self._bump()
 
+    def shown_title(self, handle: str) -> str | None:
+        """The title the title watch last reported for the tab's document (None when unknown): while a navigation
+        has started but not committed, that document is still the one shown."""
+        with self._lock:
+            context = self._contexts.get(handle)
+            return None if context is None else context.title
+
     def latest_navigation(self, handle: str) -> NavRecord | None:
         """The newest navigation of `handle` the guard did not refuse."""
         with self._lock:

@@ -304,7 +304,14 @@ class Tabs:
         except BidiError as exc:
             if exc.error in GONE_ERRORS:
                 raise TabGone(handle) from exc
-        return url, self._scripts.title(handle) if title else ""
+        if not title:
+            return url, ""
+        latest = self._contexts.latest_navigation(handle)
+        if latest is not None and latest.stage == "started":
+            # A navigation that has not committed (a server that never answers) holds every script of the tab until
+            # it does: reading the title would wait out each attempt's timeout. The old document is still shown.
+            return url, self._contexts.shown_title(handle) or ""
+        return url, self._scripts.title(handle)
 
     # --- capture --------------------------------------------------------------------------------------------------
 

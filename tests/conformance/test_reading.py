@@ -5,17 +5,13 @@ from __future__ import annotations
 import base64
 import struct
 
-import pytest
-
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.differences import (
     FILE_INPUT_TEXT,
     LABEL_TEXT,
-    LISTITEM_NAMED_FROM_CONTENT,
     SELECT_OPTIONS,
     expect,
-    known_bug,
 )
 from tests.conformance.harness import Target, without_refs
 from tests.support.session import images, ok, text
@@ -121,8 +117,7 @@ def test_form_controls_in_the_page_text(target: Target) -> None:
     )
 
 
-def test_lists_in_the_tree(request: pytest.FixtureRequest, target: Target) -> None:
-    known_bug(request, target.driver_name, LISTITEM_NAMED_FROM_CONTENT)
+def test_lists_in_the_tree(target: Target) -> None:
     visit = target.visit(sites.reading())
     visit.go("/plain")
     assert visit.read() == [
