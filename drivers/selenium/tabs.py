@@ -193,7 +193,7 @@ class Tabs:
         infos = []
         for handle, url in listed:
             location = self._contexts.location(handle)
-            title = location[1] if location is not None else self._scripts.title(handle)
+            title = location[1] if location is not None else self._page_title(handle)
             infos.append(TabInfo(handle, url, title, active=handle == active))
         return infos
 
@@ -304,14 +304,16 @@ class Tabs:
         except BidiError as exc:
             if exc.error in GONE_ERRORS:
                 raise TabGone(handle) from exc
-        if not title:
-            return url, ""
+        return url, self._page_title(handle) if title else ""
+
+    def _page_title(self, handle: str) -> str:
+        """The title of the tab's document when the events cannot tell it: asked from the page, unless a navigation
+        that has not committed holds every script of the tab (a server that never answers), which would make each
+        attempt wait out its timeout: the old document, whose title the events told, is still the one shown."""
         latest = self._contexts.latest_navigation(handle)
         if latest is not None and latest.stage == "started":
-            # A navigation that has not committed (a server that never answers) holds every script of the tab until
-            # it does: reading the title would wait out each attempt's timeout. The old document is still shown.
-            return url, self._contexts.shown_title(handle) or ""
-        return url, self._scripts.title(handle)
+            return self._contexts.shown_title(handle) or ""
+        return self._scripts.title(handle)
 
     # --- capture --------------------------------------------------------------------------------------------------
 
