@@ -328,7 +328,7 @@ def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_
         print(f"\n[faults] navigate to a silent server: {hung} ({time.monotonic() - started:.1f} s)")
         assert hung.startswith("Error:") and "3 seconds" in hung, hung
         # The navigation is still pending, and holds every script of the tab: the tab list (and so every call's
-        # browser_state) gives the shown document's title without asking the page, which would wait out a timeout.
+        # browser_state) asks the page once and briefly, never with the patient title read (three 3-second tries).
         (handle,) = [info.handle for info in driver.list_tabs() if info.active]
         pending = driver._contexts.latest_navigation(handle)
         assert pending is not None and pending.stage == "started"

@@ -33,6 +33,9 @@ POPUP_PROBE_SECONDS = 0.5
 """How long a page-opened tab may take to answer a trivial script before it counts as stuck (see
 `Tabs._check_popup`)."""
 
+PENDING_TITLE_WAIT = 0.5
+"""Seconds a tab whose navigation has not committed is given to tell its title (see `Tabs._page_title`)."""
+
 
 def png_size(png: bytes) -> Size | None:
     if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
@@ -307,12 +310,14 @@ class Tabs:
         return url, self._page_title(handle) if title else ""
 
     def _page_title(self, handle: str) -> str:
-        """The title of the tab's document when the events cannot tell it: asked from the page, unless a navigation
-        that has not committed holds every script of the tab (a server that never answers), which would make each
-        attempt wait out its timeout: the old document, whose title the events told, is still the one shown."""
+        """The title of the tab's document when the events cannot tell it, asked from the page. While a navigation
+        has not committed, the page is asked once and briefly: such a navigation (a server that never answers) holds
+        every script of the tab, and the usual patient read would wait out its timeouts on every call; the old
+        document, whose title the events told, is then the one shown."""
         latest = self._contexts.latest_navigation(handle)
         if latest is not None and latest.stage == "started":
-            return self._contexts.shown_title(handle) or ""
+            value = self._scripts.peek(handle, "document.title", timeout=PENDING_TITLE_WAIT, sandbox=False)
+            return value if isinstance(value, str) else self._contexts.shown_title(handle) or ""
         return self._scripts.title(handle)
 
     # --- capture --------------------------------------------------------------------------------------------------
