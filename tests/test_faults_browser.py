@@ -207,23 +207,33 @@ def _descendants(root: int) -> list[int]:
     return sorted(found)
 
 
+def _exec_with_a_page(browser: str, scratch: str, pages: PageServer) -> subprocess.Popen[str]:
+    """`browser-toolset exec` on `browser`, its temporary folders under `scratch`, once it has loaded a page."""
+    env = {**os.environ, "TMPDIR": scratch}
+    exe = Path(sys.executable).with_name("browser-toolset")
+    command = [str(exe), "exec", "--driver", "selenium", "--browser", browser, "--allow-private"]
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps([tool_use("navigate", {"url": pages.url("index.html")})]) + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        assert "tool_result" in answer, answer
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return process
+
+
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
 def test_a_signalled_exec_leaves_no_process_or_folder(signal_number: int, pages: PageServer) -> None:
     require_browser("chromium")
     with tempfile.TemporaryDirectory(prefix="faults-tmp-") as scratch:
-        env = {**os.environ, "TMPDIR": scratch}
-        exe = Path(sys.executable).with_name("browser-toolset")
-        command = [str(exe), "exec", "--driver", "selenium", "--browser", "chromium", "--allow-private"]
-        process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
-        )
+        process = _exec_with_a_page("chromium", scratch, pages)
         try:
-            assert process.stdin is not None and process.stdout is not None
-            line = json.dumps([tool_use("navigate", {"url": pages.url("index.html")})])
-            process.stdin.write(line + "\n")
-            process.stdin.flush()
-            answer = process.stdout.readline()
-            assert "tool_result" in answer, answer
             tree = _descendants(process.pid)
             assert len(tree) >= 2, "chromedriver and the browser run"
             process.send_signal(signal_number)
@@ -247,19 +257,8 @@ def test_a_sigkilled_exec_leaves_no_process_or_folder(browser: str, pages: PageS
     temporary folders."""
     require_browser(browser)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory(prefix="faults-tmp-") as scratch:
-        env = {**os.environ, "TMPDIR": scratch}
-        exe = Path(sys.executable).with_name("browser-toolset")
-        command = [str(exe), "exec", "--driver", "selenium", "--browser", browser, "--allow-private"]
-        process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
-        )
+        process = _exec_with_a_page(browser, scratch, pages)
         try:
-            assert process.stdin is not None and process.stdout is not None
-            line = json.dumps([tool_use("navigate", {"url": pages.url("index.html")})])
-            process.stdin.write(line + "\n")
-            process.stdin.flush()
-            answer = process.stdout.readline()
-            assert "tool_result" in answer, answer
             tree = _descendants(process.pid)
             marked = _marked(scratch)
             assert len(tree) >= 3, "the WebDriver binary, the browser and the reaper run"
