@@ -224,6 +224,36 @@ def test_history_back_forward_reload(driver: SeleniumDriver, tab: str, server: P
     assert driver.history(tab, "forward").url == server.url("form.html")
 
 
+def test_documents_a_tab_leaves_are_freed(server: PageServer) -> None:
+    """Regression: the title watch kept every document a tab had shown alive (about 1 MiB of renderer memory per
+    navigation, never returned). Counted by the renderer itself after a forced garbage collection: what stays is
+    the shown document and the back/forward cache's few."""
+    with guarded_driver("chromium") as fresh:
+        handle = active_tab(fresh)
+        assert handle is not None
+        webdriver = fresh._session.webdriver
+
+        def live_documents() -> int:
+            webdriver.execute_cdp_cmd("HeapProfiler.collectGarbage", {})
+            return int(webdriver.execute_cdp_cmd("Memory.getDOMCounters", {})["documents"])
+
+        for index in range(30):
+            fresh.navigate(handle, server.url("links.html" if index % 2 else "index.html"))
+        assert live_documents() <= 10
+
+
+def test_titles_set_after_a_history_restore_are_seen(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
+    """The title watch stops when a document is hidden and starts again when the back/forward cache restores it."""
+    driver.navigate(tab, server.url("index.html?cache=ok"))
+    js(driver, tab, "window.restoredMark = 'kept'")
+    driver.navigate(tab, server.url("form.html?cache=ok"))
+    assert driver.history(tab, "back").title == "Index"
+    assert js(driver, tab, "String(window.restoredMark)") == "kept"  # restored from the cache, not loaded again
+    js(driver, tab, "document.title = 'Renamed after the restore'")
+    renamed = ["Renamed after the restore"]
+    assert wait_until(lambda: [info.title for info in driver.list_tabs() if info.handle == tab] == renamed)
+
+
 def test_navigation_with_the_intercept_active_never_deadlocks(
     driver: SeleniumDriver, tab: str, server: PageServer
 ) -> None:

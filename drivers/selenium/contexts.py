@@ -44,17 +44,23 @@ TITLE_WATCH = """(send) => {
       send(title);
     }
   };
+  const observer = new MutationObserver(report);
   const watch = () => {
     report(true);
-    new MutationObserver(report).observe(document, { subtree: true, childList: true, characterData: true });
+    observer.observe(document, { subtree: true, childList: true, characterData: true });
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch, { once: true });
   else watch();
-  window.addEventListener("pageshow", (event) => { if (event.persisted) report(true); });
+  window.addEventListener("pagehide", () => observer.disconnect());
+  window.addEventListener("pageshow", (event) => { if (event.persisted) watch(); });
 }"""
 """A preload script (in the page realm of every new document): reports the document's title on
 `TITLE_CHANNEL` once the document is parsed, whenever it changes, and when the page comes back from the
-back/forward cache, so listing tabs needs no round trip per tab."""
+back/forward cache, so listing tabs needs no round trip per tab.
+
+The observer is disconnected when the document is hidden (left, or put in the back/forward cache) and observes
+again if it comes back: an observer whose callback holds the channel's `send` keeps every document it ever
+watched alive in Chromium (measured: ~1 MiB of renderer memory per navigation, for good)."""
 
 OpenedListener = Callable[[str, "str | None"], None]
 ClosedListener = Callable[[frozenset[str]], None]

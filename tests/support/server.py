@@ -13,6 +13,9 @@ Dynamic routes (query parameters are URL-decoded):
 - `/slow?ms=N` answers a small HTML page after N milliseconds.
 - `/echo` answers an HTML page showing the request's method, path and headers (as text).
 
+Any static page asked with `?cache=ok` comes without `Cache-Control: no-store`, so browsers may keep it in their
+back/forward cache.
+
 Every request is recorded in `server.requests` (method, path) so tests can assert what reached the server.
 """
 
@@ -45,8 +48,10 @@ class _Handler(SimpleHTTPRequestHandler):
         """Keep test output quiet."""
 
     def end_headers(self) -> None:
-        # Tests reload pages and expect fresh content.
-        self.send_header("Cache-Control", "no-store")
+        # Tests reload pages and expect fresh content; `?cache=ok` lets a page into the back/forward cache,
+        # which `no-store` keeps it out of.
+        if "cache=ok" not in urlsplit(self.path).query:
+            self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
     def do_GET(self) -> None:
