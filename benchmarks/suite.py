@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from .collect import collect_garbage
 from .contenders import Contender, Ours
 from .machine import tree_memory
 from .pages import PRESS, TYPE_TEXT
@@ -110,7 +111,8 @@ def _self_rss() -> float:
 
 
 def memory_growth(ours: Ours, url: str, calls: int, every: int = 25) -> dict[str, Any]:
-    """Browser RSS/PSS over `calls` mixed member calls on one tab (sampled every `every` calls)."""
+    """Browser RSS/PSS over `calls` mixed member calls on one tab (sampled every `every` calls), and what is
+    retained: the same figures after a forced garbage collection at the baseline (call 50) and at the end."""
     root = ours.memory_root()
     point = {"type": "coordinate", "x": PRESS[0], "y": PRESS[1]}
     mix: list[tuple[str, dict[str, Any]]] = [
@@ -125,7 +127,15 @@ def memory_growth(ours: Ours, url: str, calls: int, every: int = 25) -> dict[str
         ("get_page_text", {}),
         ("read_page", {"filter": "all"}),
     ]
+    baseline_at = 50 if calls > 50 else 1
     samples: list[dict[str, Any]] = []
+    collected: dict[str, dict[str, Any]] = {}
+
+    def after_collection(label: str) -> None:
+        if root is not None and collect_garbage(root):
+            collected[label] = tree_memory(root)
+            log(f"  after a forced collection ({label}): {collected[label]}")
+
     start = time.monotonic()
     for index in range(calls):
         name, args = mix[index % len(mix)]
@@ -135,12 +145,19 @@ def memory_growth(ours: Ours, url: str, calls: int, every: int = 25) -> dict[str
             sample = {"calls": done, **tree_memory(root), "exec_rss_mib": _self_rss()}
             samples.append(sample)
             log(f"  memory after {done} calls: {sample}")
+        if done == baseline_at:
+            after_collection("baseline")
     seconds = time.monotonic() - start
+    after_collection("end")
     by_calls = {sample["calls"]: sample for sample in samples}
-    base = by_calls.get(50) or (samples[0] if samples else None)
+    base = by_calls.get(baseline_at) or (samples[0] if samples else None)
     last = samples[-1] if samples else None
     growth = None if not (base and last) else round(last["rss_mib"] - base["rss_mib"], 1)
     pss_growth = None if not (base and last) else round(last["pss_mib"] - base["pss_mib"], 1)
+    retained = retained_pss = None
+    if "baseline" in collected and "end" in collected:
+        retained = round(collected["end"]["rss_mib"] - collected["baseline"]["rss_mib"], 1)
+        retained_pss = round(collected["end"]["pss_mib"] - collected["baseline"]["pss_mib"], 1)
     # the trend after the first 50 calls, least squares over the samples, in KiB per call
     later = [(s["calls"], s["rss_mib"]) for s in samples if s["calls"] >= 50]
     per_call = None
@@ -155,6 +172,9 @@ def memory_growth(ours: Ours, url: str, calls: int, every: int = 25) -> dict[str
         "baseline_at": base["calls"] if base else None,
         "rss_growth_mib": growth,
         "pss_growth_mib": pss_growth,
+        "retained_rss_growth_mib": retained,
+        "retained_pss_growth_mib": retained_pss,
+        "collected": collected,
         "per_call_kib": per_call,
         "samples": samples,
     }

@@ -105,9 +105,11 @@ class Input:
         with bidi_errors("perform the input"):
             actions = wheel_actions(point, self._config.viewport, delta_x, delta_y)
             self._contexts.command(handle, "input.performActions", {"context": handle, "actions": actions})
-        # Scrolling is asynchronous: let the page apply it (two frames) before anything reads positions or captures.
-        # That round trip through the page is also the one a navigation the input started needs to be announced.
-        expression = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
+        # Scrolling is asynchronous: let the page apply it before anything reads positions or captures. Chromium has
+        # applied a wheel scroll by the next animation frame, Firefox by the second (measured: after one frame
+        # Firefox still shows the old position). That round trip through the page is also the one a navigation the
+        # input started needs to be announced.
+        expression = WHEEL_SETTLED[self._config.family == "chromium"]
         self._scripts.peek(handle, expression, timeout=2, await_promise=True)
         self._navigation.after_input(handle, since, probed=True)
 
@@ -327,6 +329,13 @@ def drag_actions(start: Point, end: Point, viewport: Size, steps: int = 10) -> l
         actions.append(_move(waypoint, viewport, duration=10))
     actions.append({"type": "pointerUp", "button": 0})
     return [_pointer(actions)]
+
+
+WHEEL_SETTLED = {
+    True: "new Promise(r => requestAnimationFrame(() => r()))",
+    False: "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))",
+}
+"""The wait after a wheel input, by whether the browser is a Chromium (one frame) or not (two)."""
 
 
 def wheel_actions(point: Point, viewport: Size, delta_x: float, delta_y: float) -> list[dict[str, Any]]:
