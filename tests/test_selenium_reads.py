@@ -227,50 +227,52 @@ def test_a_whole_tree_answers_any_read_of_the_unchanged_page(
     assert any(node.name == "Added" for node in again.root.walk())
 
 
-def test_the_walker_source_is_sent_once_per_document(
-    driver: SeleniumDriver, tab: str, server: PageServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    driver.navigate(tab, server.url("form.html"))
-    sent: list[str] = []
-    scripts = driver._scripts
-    run = scripts.run
-
-    def spy(handle: str, method: str, params: Any, **kwargs: Any) -> Any:
-        if method == "script.callFunction":
-            sent.append(str(params["functionDeclaration"]))
-        return run(handle, method, params, **kwargs)
-
-    monkeypatch.setattr(scripts, "run", spy)
-    for _ in range(3):
-        driver.snapshot(tab)
-    driver.page_text(tab)
-    assert len(sent) == 4
-    assert sent[0] != walker_call_declaration()  # the install
-    assert sent[1:] == [walker_call_declaration()] * 3
-    driver.navigate(tab, server.url("index.html"))
-    sent.clear()
-    driver.snapshot(tab)
-    driver.snapshot(tab, SnapshotRequest(filter="interactive"))
-    assert sent[0] != walker_call_declaration() and sent[1] == walker_call_declaration()
-
-
-def test_a_big_snapshot_travels_compressed(
-    driver: SeleniumDriver, tab: str, server: PageServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    driver.navigate(tab, server.url("big.html"))
-    replies: list[Any] = []
+@pytest.fixture
+def script_calls(driver: SeleniumDriver, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, Any]]:
+    """Every script command the driver sends from now on, as (method, params, reply)."""
+    calls: list[tuple[str, Any, Any]] = []
     scripts = driver._scripts
     run = scripts.run
 
     def spy(handle: str, method: str, params: Any, **kwargs: Any) -> Any:
         reply = run(handle, method, params, **kwargs)
-        replies.append(reply)
+        calls.append((method, params, reply))
         return reply
 
     monkeypatch.setattr(scripts, "run", spy)
+    return calls
+
+
+def test_the_walker_source_is_sent_once_per_document(
+    driver: SeleniumDriver, tab: str, server: PageServer, script_calls: list[tuple[str, Any, Any]]
+) -> None:
+    def sent() -> list[str]:
+        return [
+            str(params["functionDeclaration"]) for method, params, _ in script_calls if method == "script.callFunction"
+        ]
+
+    driver.navigate(tab, server.url("form.html"))
+    script_calls.clear()
+    for _ in range(3):
+        driver.snapshot(tab)
+    driver.page_text(tab)
+    assert len(sent()) == 4
+    assert sent()[0] != walker_call_declaration()  # the install
+    assert sent()[1:] == [walker_call_declaration()] * 3
+    driver.navigate(tab, server.url("index.html"))
+    script_calls.clear()
+    driver.snapshot(tab)
+    driver.snapshot(tab, SnapshotRequest(filter="interactive"))
+    assert sent()[0] != walker_call_declaration() and sent()[1] == walker_call_declaration()
+
+
+def test_a_big_snapshot_travels_compressed(
+    driver: SeleniumDriver, tab: str, server: PageServer, script_calls: list[tuple[str, Any, Any]]
+) -> None:
+    driver.navigate(tab, server.url("big.html"))
     snapshot = driver.snapshot(tab)
     assert isinstance(snapshot, AXSnapshot)
-    assert str(replies[-1]["result"]["value"]).startswith(COMPRESSED_PREFIX)
+    assert str(script_calls[-1][2]["result"]["value"]).startswith(COMPRESSED_PREFIX)
     assert any(node.name == "buy 599" for node in snapshot.root.walk())
 
 
