@@ -7,7 +7,7 @@ function (op, arg) {
    * its state, and calls it as fn(op, arg):
    *
    *   snapshot       {sparse?}       -> {document, viewport: {width, height}, root: node}; with sparse: true,
-   *                                     every node field at its default is left out (see sparse())
+   *                                     every node field at its default is left out (see encodeNode())
    *                  {compact?, filter?, depth?, budget?, chars?, root?, since?}
    *                                  -> the same, pruned for a partial read (see prune()), in the compact
    *                                     encoding, with `truncated` when the budget of nodes ran out or the walk
@@ -1612,45 +1612,36 @@ function (op, arg) {
       visible: false, inViewport: false, interactive: false, children: [] };
   }
 
-  // The same node with every field at its default left out (name "", key null, value null, description "",
-  // placeholder "", states [], level null, bounds null, visible true, inViewport true, interactive false,
-  // children []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than
-  // computing it.
-  function sparse(node) {
-    const out = { role: node.role };
-    if (node.name) out.name = node.name;
-    if (node.key !== null) out.key = node.key;
-    if (node.value !== null) out.value = node.value;
-    if (node.description) out.description = node.description;
-    if (node.placeholder) out.placeholder = node.placeholder;
-    if (node.inputType) out.inputType = node.inputType;
-    if (node.states.length) out.states = node.states;
-    if (node.level !== null) out.level = node.level;
-    if (node.bounds !== null) out.bounds = node.bounds;
-    if (!node.visible) out.visible = false;
-    if (!node.inViewport) out.inViewport = false;
-    if (node.interactive) out.interactive = true;
-    if (node.children.length) out.children = node.children.map(sparse);
-    return out;
-  }
+  // Each node field, left out at its default (name "", key null, value null, description "", placeholder "",
+  // inputType "", states [], level null, bounds null, visible true, inViewport true, interactive false, children
+  // []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than computing
+  // it. The compact encoding the driver reads uses one-letter keys and writes the flags as 1 (h: hidden, o: outside
+  // the viewport, i: interactive); the long one keeps the node's own keys (for tests and the benchmark's baseline).
+  const LONG_KEYS = { role: "role", name: "name", key: "key", value: "value", description: "description",
+    placeholder: "placeholder", inputType: "inputType", states: "states", level: "level", bounds: "bounds",
+    hidden: "visible", outside: "inViewport", interactive: "interactive", children: "children" };
+  const SHORT_KEYS = { role: "r", name: "n", key: "k", value: "v", description: "d", placeholder: "p",
+    inputType: "t", states: "s", level: "l", bounds: "b", hidden: "h", outside: "o", interactive: "i",
+    children: "c" };
 
-  // The same node in the compact encoding the driver reads: one-letter keys, defaults left out as in sparse(),
-  // and flags as 1 (h: hidden, o: outside the viewport, i: interactive).
-  function compact(node) {
-    const out = { r: node.role };
-    if (node.name) out.n = node.name;
-    if (node.key !== null) out.k = node.key;
-    if (node.value !== null) out.v = node.value;
-    if (node.description) out.d = node.description;
-    if (node.placeholder) out.p = node.placeholder;
-    if (node.inputType) out.t = node.inputType;
-    if (node.states.length) out.s = node.states;
-    if (node.level !== null) out.l = node.level;
-    if (node.bounds !== null) out.b = node.bounds;
-    if (!node.visible) out.h = 1;
-    if (!node.inViewport) out.o = 1;
-    if (node.interactive) out.i = 1;
-    if (node.children.length) out.c = node.children.map(compact);
+  // Straight-line on purpose: it runs once per node of a snapshot (20,000 on a big page), where a loop over a
+  // field table measured ten times slower.
+  function encodeNode(node, short) {
+    const keys = short ? SHORT_KEYS : LONG_KEYS;
+    const out = { [keys.role]: node.role };
+    if (node.name) out[keys.name] = node.name;
+    if (node.key !== null) out[keys.key] = node.key;
+    if (node.value !== null) out[keys.value] = node.value;
+    if (node.description) out[keys.description] = node.description;
+    if (node.placeholder) out[keys.placeholder] = node.placeholder;
+    if (node.inputType) out[keys.inputType] = node.inputType;
+    if (node.states.length) out[keys.states] = node.states;
+    if (node.level !== null) out[keys.level] = node.level;
+    if (node.bounds !== null) out[keys.bounds] = node.bounds;
+    if (!node.visible) out[keys.hidden] = short ? 1 : false;
+    if (!node.inViewport) out[keys.outside] = short ? 1 : false;
+    if (node.interactive) out[keys.interactive] = short ? 1 : true;
+    if (node.children.length) out[keys.children] = node.children.map((child) => encodeNode(child, short));
     return out;
   }
 
@@ -1782,8 +1773,8 @@ function (op, arg) {
       root = { ...root, children };
       truncated = budget.truncated;
     }
-    const out = { document: state.id, viewport: full.viewport, root: options.compact ? compact(root) :
-      options.sparse ? sparse(root) : root };
+    const out = { document: state.id, viewport: full.viewport, root: options.compact || options.sparse ?
+      encodeNode(root, Boolean(options.compact)) : root };
     if (truncated) out.truncated = true;
     if (stamp !== null) out.stamp = stamp;
     return out;
