@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -697,3 +698,28 @@ def test_a_hover_where_the_pointer_already_is_still_moves_it(
     driver.move(tab, Point(0, 0))  # at the left edge it arrives from the right
     last = canvas_events(driver, tab, "mousemove")[-1]
     assert (last["x"], last["y"]) == (0, 0)
+
+
+def test_settle_waits_for_the_handling_of_events_received_before_it(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """`settle` returns at once when no event is queued; one that is queued (here: held up in a slow handler) is
+    handled before it returns."""
+    driver.navigate(tab, server.url("index.html"))
+    conn = driver._conn
+    handled: list[str] = []
+    started = threading.Event()
+
+    def slow(params: dict[str, object]) -> None:
+        text = str(params.get("text"))
+        if text.startswith("settle-probe"):
+            started.set()
+            time.sleep(0.5)
+            handled.append(text)
+
+    conn.on("log.entryAdded", slow)
+    assert conn.settle(1.0)
+    driver.evaluate(tab, "console.log('settle-probe 1'), 0")
+    assert started.wait(5)
+    assert conn.settle(5.0)
+    assert handled == ["settle-probe 1"]

@@ -94,6 +94,9 @@ class BidiConnection:
         self._lock = threading.Lock()
         self._handlers: dict[str, list[Handler]] = {}
         self._events: queue.SimpleQueue[JSON | threading.Event | None] = queue.SimpleQueue()
+        self._unhandled = 0
+        """Events put on `_events` and not yet handled (guarded by `_lock`): none means `settle` has nothing to wait
+        for, which is the common case after a call and spares it a hand-off to the dispatcher thread."""
         self._closed = threading.Event()
         self._reader = threading.Thread(target=self._read_loop, name="bidi-reader", daemon=True)
         self._dispatcher = threading.Thread(target=self._dispatch_loop, name="bidi-events", daemon=True)
@@ -179,6 +182,9 @@ class BidiConnection:
         the handlers keep calls this after the reply. False on timeout or when called from a handler."""
         if self.closed or threading.current_thread() is self._dispatcher:
             return False
+        with self._lock:
+            if not self._unhandled:
+                return True
         marker = threading.Event()
         self._events.put(marker)
         return marker.wait(timeout)
@@ -235,6 +241,8 @@ class BidiConnection:
                 pending.reply = message
                 pending.done.set()
             elif "method" in message:
+                with self._lock:
+                    self._unhandled += 1
                 self._events.put(message)
         self._shutdown()
 
@@ -250,8 +258,12 @@ class BidiConnection:
             params = message.get("params")
             with self._lock:
                 handlers = list(self._handlers.get(method, ()))
-            for handler in handlers:
-                try:
-                    handler(params if isinstance(params, dict) else {})
-                except Exception:  # one faulty handler must not stop event delivery
-                    log.exception("BiDi event handler for %s failed", method)
+            try:
+                for handler in handlers:
+                    try:
+                        handler(params if isinstance(params, dict) else {})
+                    except Exception:  # one faulty handler must not stop event delivery
+                        log.exception("BiDi event handler for %s failed", method)
+            finally:
+                with self._lock:
+                    self._unhandled -= 1
