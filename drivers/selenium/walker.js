@@ -142,7 +142,7 @@ function (op, arg) {
 
   const run = { styles: new Map(), props: new Map(), excluded: new Map(), roles: new Map(), editable: new Map(),
     before: new Map(), after: new Map(), focused: null, walkBudget: null,
-    viewportOnly: false };
+    viewportOnly: false, textOnly: false };
 
   function view(node) {
     return (node.ownerDocument || node).defaultView || window;
@@ -174,17 +174,22 @@ function (op, arg) {
         p = NOT_RENDERED;
       } else {
         const position = s.position;
+        // The overflow shorthand is one read where both axes agree (nearly always: "visible"); the axes are read
+        // apart only when it says something else.
+        const overflow = s.overflow;
+        const both = overflow === "visible";
         p = {
           display,
           visibility: s.visibility,
           opacity: s.opacity,
           position,
-          overflowX: s.overflowX,
-          overflowY: s.overflowY,
+          overflowX: both ? overflow : s.overflowX,
+          overflowY: both ? overflow : s.overflowY,
           // clip only applies to absolutely positioned boxes.
           clip: position === "absolute" || position === "fixed" ? s.clip : "auto",
           clipPath: s.clipPath,
-          cursor: s.cursor,
+          // Page text has no use for the cursor (it tells clickable elements apart, for read_page).
+          cursor: run.textOnly ? "auto" : s.cursor,
           contentVisibility: s.contentVisibility,
         };
       }
@@ -227,8 +232,10 @@ function (op, arg) {
   }
 
   function nonBlank(text) {
-    return !!text && trimAscii(text) !== "";
+    return !!text && NON_BLANK.test(text);
   }
+
+  const NON_BLANK = /[^ \t\n\f\r]/;
 
   // ---------------------------------------------------------------------------------------------------------
   // The flat tree: shadow roots replace their host's children, slots show their assigned nodes.
@@ -1139,11 +1146,6 @@ function (op, arg) {
     }
     const ariaHidden = el.getAttribute("aria-hidden") === "true";
     run.excluded.set(el, scope.ariaHidden || ariaHidden);
-    let box = null;
-    if (p.display !== "contents") {
-      const r = el.getBoundingClientRect();
-      box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
-    }
     const position = p.position;
     const clips = position === "fixed" ? scope.fixed : position === "absolute" ? scope.abs : scope.flow;
     const transparent = p.opacity === "0";
@@ -1151,10 +1153,62 @@ function (op, arg) {
     const clippedAway = clipsAway(p);
     const selfVisible = !scope.ariaHidden && !ariaHidden && !scope.inert && !inert && !scope.transparent &&
       !transparent && !clippedAway && p.visibility === "visible";
+    const own = { ariaHidden, inert, transparent, clippedAway };
+    // Page text asks for the box of only some elements (those holding text, controls, frames): there the box is
+    // measured when first asked for, unless the child scope needs it now (an element that clips its overflow).
+    if (run.textOnly && p.display !== "contents" && !clipsOverflow(p)) {
+      return new LazyBoxInfo(el, scope, p, clips, selfVisible, ariaHidden, childScope(el, scope, p, null, clips, own));
+    }
+    let box = null;
+    if (p.display !== "contents") {
+      const r = el.getBoundingClientRect();
+      box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
+    }
     const areaVisible = !!box && hasArea(box) && overlaps(box, clips.hard);
     const inView = areaVisible && overlaps(box, intersect(clips.hard, clips.view));
-    const child = childScope(el, scope, p, box, clips, { ariaHidden, inert, transparent, clippedAway });
-    return { p, box, excludedHere: false, selfVisible, areaVisible, inView, textFlags: selfVisible, child };
+    const child = childScope(el, scope, p, box, clips, own);
+    return { p, box, excludedHere: false, selfVisible, areaVisible, inView, textFlags: selfVisible, child,
+      ariaHidden };
+  }
+
+  // enter()'s answer with the box (and what depends on it) measured on first use.
+  class LazyBoxInfo {
+    constructor(el, scope, p, clips, selfVisible, ariaHidden, child) {
+      this.el = el;
+      this.scope = scope;
+      this.clips = clips;
+      this.p = p;
+      this.excludedHere = false;
+      this.selfVisible = selfVisible;
+      this.textFlags = selfVisible;
+      this.ariaHidden = ariaHidden;
+      this.child = child;
+      this.measured = null;
+    }
+
+    get box() {
+      return this.measure().box;
+    }
+
+    get areaVisible() {
+      return this.measure().areaVisible;
+    }
+
+    get inView() {
+      return this.measure().inView;
+    }
+
+    measure() {
+      if (!this.measured) {
+        const r = this.el.getBoundingClientRect();
+        const box = [r.left + this.scope.dx, r.top + this.scope.dy, r.width, r.height];
+        const clips = this.clips;
+        const areaVisible = hasArea(box) && overlaps(box, clips.hard);
+        const inView = areaVisible && overlaps(box, intersect(clips.hard, clips.view));
+        this.measured = { box, areaVisible, inView };
+      }
+      return this.measured;
+    }
   }
 
   // What an element passes down: inherited flags and the clips for its in-flow, absolute and fixed descendants.
@@ -1207,10 +1261,9 @@ function (op, arg) {
     // the space between words), and costs no style reads. `inked` is the element the text rules read.
     const parent = flatParent(nodes[0]);
     const inked = parent && nodes.some((t) => nonBlank(t.data)) ? parent : null;
-    const indented = !!inked && inkOf(inked).indented;
     let box = info.box;
     let seen;
-    if (box && hasArea(box) && !indented) {
+    if (box && hasArea(box) && !(inked && indentedOf(inked))) {
       seen = { visible: info.areaVisible, inView: info.inView };
     } else {
       const range = nodes[0].ownerDocument.createRange();
@@ -1274,20 +1327,29 @@ function (op, arg) {
   // alike, so equal colours stay equal.) One judgement per element per call, only for elements holding text.
   function inkVisible(el) {
     const ink = inkOf(el);
-    if (ink.visible === undefined) ink.visible = judgeInk(el, ink);
+    if (ink.visible === undefined) {
+      if (ink.colour === undefined) ink.colour = style(el).color;
+      ink.visible = judgeInk(el, ink);
+    }
     return ink.visible;
   }
 
-  // The text properties of an element that the text rules read, once per element per call.
+  // The text properties of an element that the text rules read, each read once per element per call and only
+  // when asked for (a control's value needs no text-indent; text without a box to show in needs no colour).
   function inkOf(el) {
     const cache = run.ink || (run.ink = new Map());
     let ink = cache.get(el);
     if (ink === undefined) {
-      const s = style(el);
-      ink = { colour: s.color, indented: parseFloat(s.textIndent) !== 0, visible: undefined };
+      ink = { colour: undefined, indented: undefined, visible: undefined };
       cache.set(el, ink);
     }
     return ink;
+  }
+
+  function indentedOf(el) {
+    const ink = inkOf(el);
+    if (ink.indented === undefined) ink.indented = parseFloat(style(el).textIndent) !== 0;
+    return ink.indented;
   }
 
   function judgeInk(el, ink) {
@@ -2199,6 +2261,7 @@ function (op, arg) {
 
   function pageText() {
     run.focused = null;
+    run.textOnly = true;
     const body = document.body || document.documentElement;
     if (!body) return "";
     const vp = viewportSize(window);
@@ -2248,12 +2311,13 @@ function (op, arg) {
           if (!texts.length) return;
           const seen = textRunVisible(texts, info, sc);
           if (seen && seen.visible) {
-            const raw = texts.map((t) => t.data).join("");
-            const first = firstInk(texts);
+            const raw = texts.length === 1 ? texts[0].data : texts.map((t) => t.data).join("");
+            const first = seam ? firstInk(texts) : null;
             if (seam && first && /^\S/.test(raw) && !glyphsTouch(lastText, first)) line += " ";
             seam = false;
-            // Preformatted text keeps its line breaks; everything else is collapsed into the current line.
-            if (/^pre|break-spaces/.test(style(parent).whiteSpace)) {
+            // Preformatted text keeps its line breaks; everything else is collapsed into the current line (text
+            // without a line break reads the same either way, so needs no style read).
+            if (raw.includes("\n") && /^pre|break-spaces/.test(style(parent).whiteSpace)) {
               const parts = raw.split("\n");
               parts.forEach((part, i) => {
                 if (i) breakLine();
@@ -2267,12 +2331,14 @@ function (op, arg) {
           }
           texts = [];
         };
-        for (const node of nodes) {
-          if (node.nodeType === 3) {
+        for (let i = 0, n = nodes.length; i < n; i++) {
+          const node = nodes[i];
+          const type = node.nodeType;
+          if (type === 3) {
             texts.push(node);
             continue;
           }
-          if (node.nodeType !== 1) continue;
+          if (type !== 1) continue;
           flush();
           element(node, sc);
         }
@@ -2287,7 +2353,7 @@ function (op, arg) {
         }
         if (sc.hidden) return;
         const info = enter(el, sc);
-        if (info.excludedHere || el.getAttribute("aria-hidden") === "true" || info.child.inert ||
+        if (info.excludedHere || info.ariaHidden || info.child.inert ||
           info.child.transparent || info.child.flow.hard === EMPTY) return;
         const display = info.p.display;
         // Inline-level boxes (inline-block, inline-flex, a button, a text field) sit in the line like a word;
@@ -2300,7 +2366,7 @@ function (op, arg) {
           return;
         }
         if (cell) {
-          if (collapse(line)) line += " | ";
+          if (/\S/.test(line)) line += " | ";
         } else if (block) {
           breakLine();
         }
@@ -2343,10 +2409,11 @@ function (op, arg) {
         // An inline-level box joins the line it sits in. One that holds lines of its own (a card made of
         // paragraphs) is set apart like a block instead: the text before it and after it keeps its own lines.
         crossEdge();
-        const before = collapse(line);
+        const lineBefore = line;  // collapsed only in the rare case that it is needed below
         const mark = lines.length;
         walk(el, flatChildren(el), info.child, info);
         if (lines.length > mark) {
+          const before = collapse(lineBefore);
           const first = lines[mark];
           if (before && first !== before && first.startsWith(before)) {
             const rest = first.slice(before.length).trim();
