@@ -7,7 +7,7 @@ from typing import Any
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target
-from tests.support.session import ok, text
+from tests.support.session import ok, state, text
 
 
 def ref_target(ref: str) -> dict[str, str]:
@@ -131,6 +131,17 @@ def test_enter_submits_a_form_with_its_fields(target: Target) -> None:
     ok(visit.call("key", text="Return"))
     visit.read_until(lambda lines: lines[:1] == ['heading "Results" level=1'])
     assert visit.tabs()[0][2] == sites.BASE + "/search?q=felt+hats"
+
+
+def test_a_navigation_an_input_starts_is_in_that_calls_state(target: Target) -> None:
+    """The call that pressed Enter answers once the search it submitted has loaded: its own state shows the new
+    page, so Claude's next call does not read the old one."""
+    visit = target.visit(sites.shop())
+    visit.go("/")
+    visit.click('searchbox "Search"')
+    ok(visit.call("type", text="felt hats"))
+    pressed = ok(visit.call("key", text="Return"))
+    assert [visit.site_url(tab["url"]) for tab in state(pressed)["tabs"]] == [sites.BASE + "/search?q=felt+hats"]
 
 
 def test_a_submit_button_sends_every_kind_of_field(target: Target) -> None:
