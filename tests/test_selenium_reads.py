@@ -12,6 +12,7 @@ import pytest
 
 from browser_toolset import tree_text
 from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.drivers.selenium.contexts import TITLE_MARKER
 from browser_toolset.drivers.selenium.script import COMPRESSED_PREFIX, walker_call_declaration
 from browser_toolset.values import WHOLE_TREE, AXNode, AXSnapshot, SnapshotRequest
 from tests.support.browsers import fresh_tab, guarded_driver, js
@@ -298,3 +299,23 @@ def test_tab_urls_and_titles_come_from_events(
     js(driver, tab, "history.pushState(null, '', '#pushed')")
     assert wait_until(lambda: driver.list_tabs()[0].url == server.url("form.html") + "#pushed")
     assert title != "Renamed"
+
+
+def test_title_reports_stay_out_of_the_console_and_pages_cannot_forge_them(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """The title watch reports through the console with a per-session secret: its reports never show in the
+    console log, and a page that logs what looks like one (the marker without the secret, or with a guess) only
+    logs, and does not rename its tab."""
+    driver.navigate(tab, server.url("form.html"))
+    driver.drain_console(tab)
+    js(driver, tab, "document.title = 'Renamed'")
+    assert wait_until(lambda: driver.list_tabs()[0].title == "Renamed")
+    marker = TITLE_MARKER
+    js(driver, tab, f"console.debug({marker!r}, 'Forged'), console.debug({marker + ':0'!r}, 'Forged again'), 0")
+    js(driver, tab, "console.log('after'), 0")
+    entries = wait_until(lambda: driver.drain_console(tab) or None)
+    while not any(entry.text == "after" for entry in entries):
+        entries += wait_until(lambda: driver.drain_console(tab) or None)
+    assert [entry.text for entry in entries] == [f"{marker} Forged", f"{marker}:0 Forged again", "after"]
+    assert driver.list_tabs()[0].title == "Renamed"

@@ -12,6 +12,8 @@ far a navigation got since, it asks again by id.
 from __future__ import annotations
 
 import itertools
+import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -25,28 +27,30 @@ from .connection import JSON, BidiConnection, BidiError, BidiTimeout, Handler
 from .errors import GONE_ERRORS, ContextGone
 from .events import EventQueue, as_dict
 
-__all__ = ["TERMINAL", "TITLE_CHANNEL", "TITLE_WATCH", "Contexts", "NavRecord"]
+__all__ = ["TERMINAL", "TITLE_MARKER", "Contexts", "NavRecord", "title_watch"]
 
 MAX_NAVIGATIONS = 500
 
 TERMINAL: tuple[str, ...] = ("load", "failed", "aborted", "download")
 """Navigation stages after which nothing more happens to a navigation."""
 
-TITLE_CHANNEL = "browser-toolset-title"
-"""The `script.message` channel the title watch reports on."""
+TITLE_MARKER = "browser-toolset-title"
+"""Starts the first argument of the title watch's console reports; a per-session secret follows it."""
 
-TITLE_WATCH = """(send) => {
+_TITLE_WATCH = """() => {
+  const report = console.debug.bind(console);
+  const marker = __MARKER__;
   let last = null;
-  const report = (force) => {
+  const send = (force) => {
     const title = document.title;
     if (force === true || title !== last) {
       last = title;
-      send(title);
+      report(marker, title);
     }
   };
-  const observer = new MutationObserver(report);
+  const observer = new MutationObserver(send);
   const watch = () => {
-    report(true);
+    send(true);
     observer.observe(document, { subtree: true, childList: true, characterData: true });
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch, { once: true });
@@ -54,13 +58,25 @@ TITLE_WATCH = """(send) => {
   window.addEventListener("pagehide", () => observer.disconnect());
   window.addEventListener("pageshow", (event) => { if (event.persisted) watch(); });
 }"""
-"""A preload script (in the page realm of every new document): reports the document's title on
-`TITLE_CHANNEL` once the document is parsed, whenever it changes, and when the page comes back from the
-back/forward cache, so listing tabs needs no round trip per tab.
 
-The observer is disconnected when the document is hidden (left, or put in the back/forward cache) and observes
-again if it comes back: an observer whose callback holds the channel's `send` keeps every document it ever
-watched alive in Chromium (measured: ~1 MiB of renderer memory per navigation, for good)."""
+
+def title_watch(marker: str) -> str:
+    """A preload script (in the page realm of every new document) that reports the document's title once the
+    document is parsed, whenever it changes, and when the page comes back from the back/forward cache, so listing
+    tabs needs no round trip per tab.
+
+    It reports through the console (`console.debug(marker, title)`, with the console function taken before any page
+    script runs), not a BiDi channel: Chromium's mapper delivers channel messages by polling the page, up to ~150 ms
+    after the load event when a big page keeps the renderer busy, while a console entry arrives before the load
+    event, so `navigate` knows the title when the load does. The marker carries a per-session secret, so a page
+    cannot pass its own console lines off as reports (`Contexts.is_title_report`), and reports never reach the
+    console log.
+
+    The observer is disconnected when the document is hidden (left, or put in the back/forward cache) and observes
+    again if it comes back: an observer whose callback holds a reporting function bound outside the page kept every
+    document it ever watched alive in Chromium (measured: ~1 MiB of renderer memory per navigation, for good)."""
+    return _TITLE_WATCH.replace("__MARKER__", json.dumps(marker))
+
 
 OpenedListener = Callable[[str, "str | None"], None]
 ClosedListener = Callable[[frozenset[str]], None]
@@ -95,7 +111,7 @@ class _Context:
     url: str | None = None
     """The URL of the context's document as the events tell it, None when they have not yet."""
     title: str | None = None
-    """The document's title as the page's title watch (`TITLE_CHANNEL`) last reported it; None when unknown."""
+    """The document's title as the page's title watch (`title_watch`) last reported it; None when unknown."""
 
 
 class Contexts:
@@ -120,6 +136,8 @@ class Contexts:
         self._navigations: dict[str, NavRecord] = {}
         self._opened: list[OpenedListener] = []
         self._closed: list[ClosedListener] = []
+        self.title_marker = f"{TITLE_MARKER}:{secrets.token_hex(12)}"
+        """What the title watch's reports start with in this session (see `title_watch`)."""
 
     # --- wiring ---------------------------------------------------------------------------------------------------
 
@@ -135,7 +153,7 @@ class Contexts:
             "browsingContext.navigationAborted": lambda p: self._navigation_stage(p, "aborted"),
             "browsingContext.fragmentNavigated": self._same_document,
             "browsingContext.historyUpdated": self._same_document,
-            "script.message": self._message,
+            "log.entryAdded": self._title_report,
             "browsingContext.downloadWillBegin": self._download_began,
             "network.responseStarted": self._response,
             "network.responseCompleted": self._response,
@@ -508,18 +526,26 @@ class Contexts:
                 context.url = str(params["url"])
             self._bump()
 
-    def _message(self, params: JSON) -> None:
-        """A report of the title watch (`TITLE_WATCH`)."""
-        if params.get("channel") != TITLE_CHANNEL:
+    def is_title_report(self, params: JSON) -> bool:
+        """Whether a `log.entryAdded` is a report of this session's title watch (`title_watch`)."""
+        args = params.get("args")
+        if not isinstance(args, list) or len(args) != 2:
+            return False
+        first = as_dict(args[0])
+        return first.get("type") == "string" and first.get("value") == self.title_marker
+
+    def _title_report(self, params: JSON) -> None:
+        """A report of the title watch: the title of a tab's document (a frame's reports are not its tab's)."""
+        if not self.is_title_report(params):
             return
-        data = as_dict(params.get("data"))
+        title = as_dict(params["args"][1])
         handle = str(as_dict(params.get("source")).get("context") or "")
-        if data.get("type") != "string":
+        if title.get("type") != "string":
             return
         with self._lock:
             context = self._contexts.get(handle)
             if context is not None and context.parent is None:
-                context.title = str(data.get("value") or "")
+                context.title = str(title.get("value") or "")
 
     def _download_began(self, params: JSON) -> None:
         """A URL that turns out to be a file ends its navigation with a download instead of a document."""

@@ -40,6 +40,8 @@ class ConsoleLog:
         return self._entries.drain(handle)
 
     def _entry_added(self, params: JSON) -> None:
+        if self._contexts.is_title_report(params):
+            return  # the driver's own title watch, not the page's
         top = self._contexts.top_of(as_dict(params.get("source")).get("context"))
         if top is None:
             return

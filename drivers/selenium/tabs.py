@@ -20,7 +20,7 @@ from browser_toolset.values import Capture, Rect, Size, TabInfo
 
 from .capture import ScaledCapture
 from .connection import BidiConnection, BidiError, BidiTimeout
-from .contexts import TITLE_CHANNEL, TITLE_WATCH, Contexts
+from .contexts import Contexts, title_watch
 from .errors import GONE_ERRORS, ContextGone, bidi_errors
 from .options import SeleniumConfig
 from .script import Scripts
@@ -76,14 +76,10 @@ class Tabs:
             self._set_active(handles[0])
 
     def _watch_titles(self) -> None:
-        """Install the title watch in every new document (see `contexts.TITLE_WATCH`); without it, listing tabs
+        """Install the title watch in every new document (see `contexts.title_watch`); without it, listing tabs
         reads each title with a round trip."""
-        params = {
-            "functionDeclaration": TITLE_WATCH,
-            "arguments": [{"type": "channel", "value": {"channel": TITLE_CHANNEL, "ownership": "none"}}],
-            # The page's own realm: Chromium drops channel messages sent from a sandbox, and a title is the page's
-            # to set anyway (it defines no global the page could see or call).
-        }
+        # The page's own realm: a title is the page's to set, and the watch defines no global the page could see.
+        params = {"functionDeclaration": title_watch(self._contexts.title_marker)}
         try:
             self._conn.command("script.addPreloadScript", params)
         except BidiError as exc:
