@@ -53,7 +53,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--rounds", type=int, help="interleaved rounds per page (default 5; pages above 5k get a third, at least 2)"
     )
     parser.add_argument("--warmup", type=int, help="unrecorded warm-up rounds (default 1)")
-    parser.add_argument("--memory-calls", type=int, help="mixed calls for the memory figure (default 150)")
+    parser.add_argument("--memory-calls", type=int, help="mixed calls for the memory figure (default 1000)")
     parser.add_argument("--scale-levels", default="1,2,4,8", help="concurrent sessions (default %(default)s)")
     parser.add_argument("--scale-calls", type=int, help="calls per active session (default 10)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 3 rounds, sizes 500,5k, fewer calls")
@@ -63,7 +63,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--merge",
         action="store_true",
         help="add this run's parts to the existing results.json (same page and operation replaced) instead of "
-        "starting anew, e.g. `--only memory --memory-calls 1000 --merge`",
+        "starting anew, e.g. `--only memory --memory-calls 200 --merge`",
     )
     parser.add_argument(
         "--rerender", action="store_true", help="measure nothing: rewrite the Markdown files from results.json"
@@ -72,7 +72,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     quick = args.quick
     args.rounds = args.rounds or (3 if quick else 5)
     args.warmup = args.warmup if args.warmup is not None else 1
-    args.memory_calls = args.memory_calls or (60 if quick else 150)
+    args.memory_calls = args.memory_calls or (60 if quick else 1000)
     args.scale_calls = args.scale_calls or (6 if quick else 10)
     if quick and args.sizes == parser.get_default("sizes"):
         args.sizes = "500,5k"
