@@ -314,8 +314,12 @@ def test_title_reports_stay_out_of_the_console_and_pages_cannot_forge_them(
     marker = TITLE_MARKER
     js(driver, tab, f"console.debug({marker!r}, 'Forged'), console.debug({marker + ':0'!r}, 'Forged again'), 0")
     js(driver, tab, "console.log('after'), 0")
-    entries = wait_until(lambda: driver.drain_console(tab) or None)
-    while not any(entry.text == "after" for entry in entries):
-        entries += wait_until(lambda: driver.drain_console(tab) or None)
-    assert [entry.text for entry in entries] == [f"{marker} Forged", f"{marker}:0 Forged again", "after"]
+    seen: list[str] = []
+
+    def logged_after() -> bool:
+        seen.extend(entry.text for entry in driver.drain_console(tab))
+        return "after" in seen
+
+    assert wait_until(logged_after)
+    assert seen == [f"{marker} Forged", f"{marker}:0 Forged again", "after"]
     assert driver.list_tabs()[0].title == "Renamed"
