@@ -2,10 +2,8 @@
 
 Each stdin line is an assistant message (or a whole Messages API response, or a bare list of content blocks); each
 stdout line is the `user` message answering its browser calls, with the batch rule applied. The browser lives for
-the whole session, so a multi-step conversation can be replayed line by line. Every non-blank input line gets
-exactly one output line: a line that cannot be answered (not UTF-8, not JSON, nested too deeply, not a message)
-gets an error object instead, `{"type": "error", "line": N, "error": {...}}`, is reported on stderr, and makes the
-exit status 1; the session carries on either way.
+the whole session, so a multi-step conversation can be replayed line by line. How lines are read and answered, and
+what a line that cannot be answered gets, is `browser_toolset.exec_lines`.
 
 The other subcommands: `run` (Claude does a task in the browser, `browser_toolset.loop`), `fake-api` (a scripted
 Messages API for tests), `config show|init` (the settings of `browser_toolset.config`, docs/configuration.md),
@@ -27,15 +25,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any
 
 from anthropic.tools import ToolsetConfigError
 from anthropic.tools.browser import BetaConfirmContext
 
 from . import fake_api, loop
-from .batch import run_batch
 from .config import (
     DEFAULT_FILE,
     OPTIONAL_MEMBERS,
@@ -50,16 +47,15 @@ from .config import (
     toolset_on,
 )
 from .confirm import CATEGORIES, DECISIONS, Ask, Assessment, parse_decisions
+from .exec_lines import serve
 from .registry import driver_names, load_driver
-from .sanitize import LONE_SURROGATE_RE, one_line
+from .sanitize import one_line
 from .toolset import BrowserToolset
 from .uploads import DEFAULT_MAX_BYTES
 
 __all__ = ["main"]
 
 log = logging.getLogger("browser_toolset")
-
-PROBLEM_SHOWN = 500
 
 
 def _add_settings_flags(command: argparse.ArgumentParser) -> None:
@@ -238,96 +234,6 @@ def ask_on(tty: IO[str], assessment: Assessment) -> bool:
     return tty.readline().strip().lower() in ("y", "yes")
 
 
-def _input_lines(stream: TextIO) -> Iterator[bytes | str]:
-    """The lines of stdin as bytes when it has them (so a line that is not UTF-8 is one bad line, not the end of
-    the session), else as text."""
-    buffer = getattr(stream, "buffer", None)
-    yield from buffer if buffer is not None else stream
-
-
-def _decoded(raw: bytes | str, number: int) -> tuple[str, str | None]:
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return "", f"not valid UTF-8 (byte {exc.start + 1})"
-    else:
-        text = raw
-    return (text.lstrip("\ufeff") if number == 1 else text), None
-
-
-def _document_line(document: dict[str, Any]) -> str:
-    """One output line. Text that is not valid Unicode cannot be written as UTF-8, so an unpaired surrogate that
-    got this far becomes U+FFFD rather than ending the session."""
-    return LONE_SURROGATE_RE.sub("\ufffd", json.dumps(document, ensure_ascii=False)) + "\n"
-
-
-def _write(out: TextIO, document: dict[str, Any]) -> None:
-    """Write one output line; on a stream that cannot encode all of Unicode (PYTHONIOENCODING=ascii), escaped."""
-    try:
-        out.write(_document_line(document))
-    except UnicodeEncodeError:
-        out.write(json.dumps(json.loads(_document_line(document)), ensure_ascii=True) + "\n")
-    out.flush()
-
-
-def _error_document(number: int, problem: str) -> dict[str, Any]:
-    return {
-        "type": "error",
-        "line": number,
-        "error": {"type": "invalid_request_error", "message": f"line {number}: {problem}"},
-    }
-
-
-def _answer(toolset: BrowserToolset, text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The answer to one line, or why there is none."""
-    try:
-        document = json.loads(text)
-    except RecursionError:
-        return None, "not an assistant message: the JSON is nested too deeply"
-    except ValueError as exc:
-        return None, f"not an assistant message: {exc}"
-    try:
-        return run_batch(toolset, document, contain_usage_errors=True), None
-    except RecursionError:
-        return None, "not an assistant message: it is nested too deeply"
-    except ValueError as exc:
-        return None, f"not an assistant message: {exc}"
-    except Exception as exc:
-        log.error("a line could not be answered", exc_info=True)
-        return None, f"could not be answered: {type(exc).__name__}: {exc}"
-
-
-def _serve(
-    toolset: BrowserToolset,
-    lines: TextIO,
-    out: TextIO,
-    err: TextIO,
-    *,
-    record: Callable[[Any, Mapping[str, Any]], None] | None = None,
-    before: Callable[[], None] | None = None,
-) -> int:
-    status = 0
-    for number, raw in enumerate(_input_lines(lines), start=1):
-        text, problem = _decoded(raw, number)
-        if problem is None and not text.strip():
-            continue
-        message: dict[str, Any] | None = None
-        if problem is None:
-            if before is not None:
-                before()
-            message, problem = _answer(toolset, text)
-            if record is not None and problem is None and message is not None:
-                record(json.loads(text), message)
-        if problem is not None or message is None:
-            shown = one_line(problem or "no answer", PROBLEM_SHOWN)
-            print(f"browser-toolset: line {number}: {shown}", file=err)
-            status = 1
-            message = _error_document(number, shown)
-        _write(out, message)
-    return status
-
-
 def _start_driver(settings: Settings) -> Any:
     """The configured driver, or None after saying on stderr why it could not start."""
     try:
@@ -407,14 +313,14 @@ def _exec(args: argparse.Namespace) -> int:
         return 2
     try:
         if recorder is None:
-            return _serve(toolset, sys.stdin, sys.stdout, sys.stderr)
+            return serve(toolset, sys.stdin, sys.stdout, sys.stderr)
         timed = _Timed(toolset)
         with recorder:
 
             def record(document: Any, answer: Mapping[str, Any]) -> None:
                 recorder.record_exchange(_assistant_message(document), answer, list(timed.seconds))
 
-            return _serve(toolset, sys.stdin, sys.stdout, sys.stderr, record=record, before=timed.seconds.clear)
+            return serve(toolset, sys.stdin, sys.stdout, sys.stderr, record=record, before=timed.seconds.clear)
     except BrokenPipeError:
         # whoever reads the answers has gone: stop quietly, and keep the interpreter's final flush from failing too
         _silence_stdout()

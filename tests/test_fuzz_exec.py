@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from browser_toolset import BrowserToolset, run_batch, urls
-from browser_toolset.cli import _serve
 from browser_toolset.drivers.mock import MockDriver
+from browser_toolset.exec_lines import serve
 from browser_toolset.testing.contract import assert_valid_user_message
 from browser_toolset.uploads import UploadPolicy
 
@@ -145,7 +145,7 @@ def test_exec_answers_every_line_once(toolset: BrowserToolset, lines: list[bytes
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="utf-8", errors="strict", write_through=True)
     err = io.StringIO()
-    status = _serve(toolset, stdin, out, err)
+    status = serve(toolset, stdin, out, err)
     answers = [json.loads(line) for line in raw.getvalue().decode("utf-8").splitlines()]
     expected = [line for line in lines if line.decode("utf-8", "replace").strip()]
     assert len(answers) == len(expected)
