@@ -109,7 +109,7 @@ class Input:
         # applied a wheel scroll by the next animation frame, Firefox by the second (measured: after one frame
         # Firefox still shows the old position). That round trip through the page is also the one a navigation the
         # input started needs to be announced.
-        expression = WHEEL_SETTLED[self._config.family == "chromium"]
+        expression = WHEEL_SETTLED.get(self._config.family, TWO_FRAMES)
         self._scripts.peek(handle, expression, timeout=2, await_promise=True)
         self._navigation.after_input(handle, since, probed=True)
 
@@ -331,11 +331,10 @@ def drag_actions(start: Point, end: Point, viewport: Size, steps: int = 10) -> l
     return [_pointer(actions)]
 
 
-WHEEL_SETTLED = {
-    True: "new Promise(r => requestAnimationFrame(() => r()))",
-    False: "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))",
-}
-"""The wait after a wheel input, by whether the browser is a Chromium (one frame) or not (two)."""
+ONE_FRAME = "new Promise(r => requestAnimationFrame(() => r()))"
+TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))"
+WHEEL_SETTLED = {"chromium": ONE_FRAME, "firefox": TWO_FRAMES}
+"""The wait after a wheel input, by browser family (two frames for any other)."""
 
 
 def wheel_actions(point: Point, viewport: Size, delta_x: float, delta_y: float) -> list[dict[str, Any]]:
