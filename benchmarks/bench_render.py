@@ -8,7 +8,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from browser_toolset import finder, tree_text
+from browser_toolset.executor import finder, tree_text
 from browser_toolset.values import AXNode
 
 ROUNDS = 15

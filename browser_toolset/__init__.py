@@ -16,34 +16,34 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .annotate import AnnotationStyle
-    from .async_toolset import AsyncBrowserToolset
-    from .batch import NOT_EXECUTED, browser_calls, run_batch
+    from .agent.loop import RunResult, arun_task, run_task
     from .control import BrowserControl, BrowserControlError, TabIndexError, TabSummary
     from .driver import Driver
     from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
-    from .errors import ActionError, StaleRefError
-    from .fake_api import FakeMessagesAPI
-    from .images import ImageLimits
-    from .loop import RunResult, arun_task, run_task
+    from .executor.annotate import AnnotationStyle
+    from .executor.async_toolset import AsyncBrowserToolset
+    from .executor.batch import NOT_EXECUTED, browser_calls, run_batch
+    from .executor.errors import ActionError, StaleRefError
+    from .executor.images import ImageLimits
+    from .executor.toolset import BrowserToolset
     from .registry import driver_names, load_driver
-    from .toolset import BrowserToolset
-    from .urls import URLPolicy
+    from .safety.urls import URLPolicy
+    from .testing.fake_api import FakeMessagesAPI
 
 _HOMES: dict[str, str] = {
-    "AnnotationStyle": "annotate",
-    "AsyncBrowserToolset": "async_toolset",
-    "FakeMessagesAPI": "fake_api",
-    "RunResult": "loop",
-    "run_task": "loop",
-    "arun_task": "loop",
+    "AnnotationStyle": "executor.annotate",
+    "AsyncBrowserToolset": "executor.async_toolset",
+    "FakeMessagesAPI": "testing.fake_api",
+    "RunResult": "agent.loop",
+    "run_task": "agent.loop",
+    "arun_task": "agent.loop",
     "BrowserControl": "control",
     "BrowserControlError": "control",
     "TabIndexError": "control",
     "TabSummary": "control",
-    "NOT_EXECUTED": "batch",
-    "browser_calls": "batch",
-    "run_batch": "batch",
+    "NOT_EXECUTED": "executor.batch",
+    "browser_calls": "executor.batch",
+    "run_batch": "executor.batch",
     "Driver": "driver",
     "DriverError": "driver_errors",
     "ElementGone": "driver_errors",
@@ -51,13 +51,13 @@ _HOMES: dict[str, str] = {
     "NavigationFailed": "driver_errors",
     "NotSupported": "driver_errors",
     "TabGone": "driver_errors",
-    "ActionError": "errors",
-    "StaleRefError": "errors",
-    "ImageLimits": "images",
+    "ActionError": "executor.errors",
+    "StaleRefError": "executor.errors",
+    "ImageLimits": "executor.images",
     "driver_names": "registry",
     "load_driver": "registry",
-    "BrowserToolset": "toolset",
-    "URLPolicy": "urls",
+    "BrowserToolset": "executor.toolset",
+    "URLPolicy": "safety.urls",
 }
 
 __all__ = [

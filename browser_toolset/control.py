@@ -26,13 +26,13 @@ import attrs
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
-from .annotate import DEFAULT_STYLE, Annotated, AnnotationStyle, Mark, annotate
 from .driver import Driver
 from .driver_errors import DriverError
-from .errors import ActionError
-from .images import Frame, ImageLimits
-from .toolset import SCROLL_AMOUNT, BrowserToolset
-from .urls import URLPolicy
+from .executor.annotate import DEFAULT_STYLE, Annotated, AnnotationStyle, Mark, annotate
+from .executor.errors import ActionError
+from .executor.images import Frame, ImageLimits
+from .executor.toolset import SCROLL_AMOUNT, BrowserToolset
+from .safety.urls import URLPolicy
 
 __all__ = ["BrowserControl", "BrowserControlError", "Observation", "TabIndexError", "TabSummary"]
 

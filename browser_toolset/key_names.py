@@ -1,7 +1,7 @@
 """The canonical key vocabulary of the `Driver` protocol: W3C `KeyboardEvent.key` names.
 
 The executor resolves Claude's spellings (`Return`, `ctrl`, `Page_Down`) to these names before it calls a driver
-(`browser_toolset.keys`), so a driver maps each name to its backend once and never sees an alias. This module
+(`browser_toolset.executor.keys`), so a driver maps each name to its backend once and never sees an alias. This module
 imports nothing, so a third-party driver can use it without importing the executor or the anthropic SDK.
 """
 

@@ -34,7 +34,7 @@ def _offline_resolver(host: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def _offline_dns(monkeypatch: pytest.MonkeyPatch) -> None:
-    from browser_toolset import urls
+    from browser_toolset.safety import urls
 
     monkeypatch.setattr(urls, "SYSTEM_RESOLVER", _offline_resolver)
 

@@ -20,7 +20,10 @@ from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
 from browser_toolset import BrowserToolset, ImageLimits, URLPolicy
-from browser_toolset.annotate import (
+from browser_toolset.control import BrowserControl
+from browser_toolset.drivers.mock import MockDriver, Navigate, Site, button, checkbox, group, heading, link, textbox
+from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.executor.annotate import (
     DEFAULT_STYLE,
     PALETTE,
     Annotated,
@@ -33,12 +36,9 @@ from browser_toolset.annotate import (
     marked_nodes,
     screenshot_result,
 )
-from browser_toolset.control import BrowserControl
-from browser_toolset.drivers.mock import MockDriver, Navigate, Site, button, checkbox, group, heading, link, textbox
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.images import Frame, frame_for
-from browser_toolset.refs import RefTable
-from browser_toolset.tree_text import render_tree
+from browser_toolset.executor.images import Frame, frame_for
+from browser_toolset.executor.refs import RefTable
+from browser_toolset.executor.tree_text import render_tree
 from browser_toolset.values import AXNode, Capture, Rect, Size
 from tests.support.needs import unavailable
 from tests.support.server import PageServer

@@ -16,10 +16,10 @@ from anthropic.tools.browser import BetaConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset
-from browser_toolset.async_toolset import AsyncBrowserToolset
+from browser_toolset.agent.loop import CallEvent, Event, arun_task, run_task
 from browser_toolset.drivers.mock import MockDriver, Site
-from browser_toolset.fake_api import FakeMessagesAPI, RecordedRequest
-from browser_toolset.loop import CallEvent, Event, arun_task, run_task
+from browser_toolset.executor.async_toolset import AsyncBrowserToolset
+from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest
 from browser_toolset.values import Capture, TabInfo
 
 SCRIPTS = Path(__file__).parent / "scripts"

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from browser_toolset import cli, urls
-from browser_toolset.cli import main
+from browser_toolset.cli import commands, main
 from browser_toolset.drivers.mock import MockDriver
+from browser_toolset.safety import urls
 from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,7 +255,7 @@ def test_a_browser_that_dies_mid_session_is_answered_not_a_traceback(monkeypatch
         raise ConnectionResetError("the BiDi socket was closed")
 
     monkeypatch.setattr(broken, "capture", dead)
-    monkeypatch.setattr(cli, "load_driver", lambda name, options: broken)
+    monkeypatch.setattr(commands, "load_driver", lambda name, options: broken)
     lines = [
         line_of(call("screenshot", {}, "t1"), call("list_tabs", {}, "t2")),
         line_of(call("read_page", {}, "t3")),
@@ -275,7 +275,7 @@ def test_a_browser_that_dies_mid_session_is_answered_not_a_traceback(monkeypatch
 
 def test_a_browser_whose_state_cannot_be_read_fails_the_call_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = MockDriver.from_options({"site": str(SITE)})
-    monkeypatch.setattr(cli, "load_driver", lambda name, options: broken)
+    monkeypatch.setattr(commands, "load_driver", lambda name, options: broken)
     original = broken.list_tabs
     calls = {"n": 0}
 
@@ -299,7 +299,7 @@ def test_a_driver_that_cannot_start_is_a_message_and_status_2(monkeypatch: pytes
     def fail(name: str, options: Any) -> Any:
         raise OSError("chromedriver not found")
 
-    monkeypatch.setattr(cli, "load_driver", fail)
+    monkeypatch.setattr(commands, "load_driver", fail)
     status, outputs, err = run(["exec"], "", monkeypatch)
     assert status == 2 and outputs == []
     assert "could not start the mock driver: OSError: chromedriver not found" in err
@@ -429,7 +429,7 @@ def run_command(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, 
 def test_run_against_the_fake_api_on_the_mock(
     monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
 ) -> None:
-    from browser_toolset.fake_api import FakeMessagesAPI
+    from browser_toolset.testing.fake_api import FakeMessagesAPI
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     transcript = no_settings_from_the_machine / "transcript.json"
@@ -447,7 +447,7 @@ def test_run_against_the_fake_api_on_the_mock(
 def test_run_takes_the_loop_settings_from_the_config(
     monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
 ) -> None:
-    from browser_toolset.fake_api import FakeMessagesAPI
+    from browser_toolset.testing.fake_api import FakeMessagesAPI
 
     config = no_settings_from_the_machine / "settings.toml"
     with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
@@ -473,8 +473,8 @@ def test_run_without_an_api_key_is_a_message(
 
 def test_run_asks_nobody_when_stdin_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[bool] = []
-    monkeypatch.setattr(cli, "_terminal_asker", lambda: asked.append(True))
-    from browser_toolset import loop
+    monkeypatch.setattr(commands, "_terminal_asker", lambda: asked.append(True))
+    from browser_toolset.agent import loop
 
     monkeypatch.setattr(loop, "run_from_args", lambda args, toolset, client: toolset.close() or 0)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
@@ -492,18 +492,19 @@ def test_fake_api_subcommand_refuses_a_bad_script(monkeypatch: pytest.MonkeyPatc
 def test_the_optional_subcommands_appear_with_their_modules(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    help_text = cli._parser().format_help()
+    help_text = commands._parser().format_help()
     for name in ("replay", "report", "demo"):
-        present = importlib.util.find_spec(f"browser_toolset.{name}") is not None
+        home = {"replay": "sessions.replay", "report": "sessions.report", "demo": "cli.demo"}[name]
+        present = importlib.util.find_spec(f"browser_toolset.{home}") is not None
         assert (name in help_text.split("{", 1)[1].split("}", 1)[0]) == present
-    real = cli._optional_module
-    monkeypatch.setattr(cli, "_optional_module", lambda name: None if name == "replay" else real(name))
-    assert "replay" not in cli._parser().format_help().split("{", 1)[1].split("}", 1)[0]
+    real = commands._optional_module
+    monkeypatch.setattr(commands, "_optional_module", lambda name: None if name == "replay" else real(name))
+    assert "replay" not in commands._parser().format_help().split("{", 1)[1].split("}", 1)[0]
 
 
 def test_exec_and_run_record_when_asked(monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path) -> None:
-    pytest.importorskip("browser_toolset.recording")
-    from browser_toolset.fake_api import FakeMessagesAPI
+    pytest.importorskip("browser_toolset.sessions.recording")
+    from browser_toolset.testing.fake_api import FakeMessagesAPI
 
     session = no_settings_from_the_machine / "exec-session"
     status, outputs, err = run(

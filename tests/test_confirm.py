@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from browser_toolset import BrowserToolset, urls
-from browser_toolset.confirm import (
+from browser_toolset import BrowserToolset
+from browser_toolset.drivers.mock import MockDriver, Site, button, checkbox, group, link, textbox
+from browser_toolset.safety import urls
+from browser_toolset.safety.confirm import (
     CATEGORIES,
     ActionGate,
     Assessment,
@@ -17,7 +19,6 @@ from browser_toolset.confirm import (
     classify,
     parse_decisions,
 )
-from browser_toolset.drivers.mock import MockDriver, Site, button, checkbox, group, link, textbox
 from tests.support.session import Session, error, ok, text, tool_use
 
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from browser_toolset import BrowserToolset, urls
+from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, button, group, heading
+from browser_toolset.safety import urls
 from browser_toolset.values import ElementAtPoint, Point, Rect
 from tests.support.session import Session, error, ok, text
 

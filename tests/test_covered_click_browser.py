@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.confirm import ActionGate
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
+from browser_toolset.safety.confirm import ActionGate
 from browser_toolset.values import Point
 from tests.support.browsers import find, require_browser
 from tests.support.server import PageServer

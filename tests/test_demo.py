@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_toolset import demo
-from browser_toolset.demo import add_arguments, run, run_demo, serve_site, site_directory
-from browser_toolset.recording import Session
+from browser_toolset.cli import demo
+from browser_toolset.cli.demo import add_arguments, run, run_demo, serve_site, site_directory
+from browser_toolset.sessions.recording import Session
 from tests.support.needs import unavailable
 
 
@@ -60,7 +60,7 @@ def test_the_demo_on_the_mock_driver(tmp_path: Path) -> None:
     report = (tmp_path / "d" / "report.html").read_text(encoding="utf-8")
     assert report.count('<section class="step ') == len(loaded.calls) == 19
     # The recorded session replays the same on the mock twin.
-    from browser_toolset.replay import main as replay
+    from browser_toolset.sessions.replay import main as replay
 
     assert replay([str(tmp_path / "d" / "session")]) == 0
     # A second run into the same folder starts afresh.

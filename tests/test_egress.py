@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from browser_toolset.drivers.selenium.egress import EgressPolicy, EgressProxy
-from browser_toolset.urls import URLPolicy
+from browser_toolset.safety.urls import URLPolicy
 
 # --- the policy -------------------------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ import pytest
 
 from browser_toolset.driver_errors import DriverError
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
-from browser_toolset.urls import URLPolicy
+from browser_toolset.safety.urls import URLPolicy
 from browser_toolset.values import NavigationBlocked, Point
 from tests.support.browsers import fresh_tab, require_browser
 

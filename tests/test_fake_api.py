@@ -22,9 +22,10 @@ import anthropic
 import pytest
 from PIL import Image
 
-from browser_toolset import BrowserToolset, fake_api, run_batch
+from browser_toolset import BrowserToolset, run_batch
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.fake_api import END_OF_SCRIPT, FakeMessagesAPI, RecordedRequest, ScriptError, load_script
+from browser_toolset.testing import fake_api
+from browser_toolset.testing.fake_api import END_OF_SCRIPT, FakeMessagesAPI, RecordedRequest, ScriptError, load_script
 
 SCRIPTS = Path(__file__).parent / "scripts"
 MODEL = "claude-opus-5-5"
@@ -420,7 +421,7 @@ def test_the_shipped_scripts_load() -> None:
 
 @pytest.fixture
 def fake_api_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
-    command = [sys.executable, "-m", "browser_toolset.fake_api", "--script", str(SCRIPTS / "shop_session.json")]
+    command = [sys.executable, "-m", "browser_toolset.testing.fake_api", "--script", str(SCRIPTS / "shop_session.json")]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from selenium.common.exceptions import WebDriverException
 
-from browser_toolset import BrowserToolset, urls
+from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import Dialog, Download, MockDriver, Site, button, file_input, textbox
-from browser_toolset.uploads import UploadPolicy
+from browser_toolset.safety import urls
+from browser_toolset.safety.uploads import UploadPolicy
 from tests.support.session import Session, error, ok, state, text, texts, tool_use
 
 

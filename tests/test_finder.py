@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser_toolset.finder import FIND_LIMIT, find_matches, no_match_text, render_matches, tokens
+from browser_toolset.executor.finder import FIND_LIMIT, find_matches, no_match_text, render_matches, tokens
 from browser_toolset.values import AXNode
 
 
@@ -411,7 +411,7 @@ def attrs_evolve_key(node: AXNode, index: int) -> AXNode:
 def test_the_quick_reject_never_changes_an_answer(page: AXNode, query: str) -> None:
     """Scoring skips elements that no query word can match (set lookups, for speed on large pages): the answer
     must be exactly the one a full scoring of every element gives."""
-    from browser_toolset import finder
+    from browser_toolset.executor import finder
 
     quick = find_matches(page, query)
     original = finder._may_match_text

@@ -17,11 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from browser_toolset import BrowserToolset, run_batch, urls
+from browser_toolset import BrowserToolset, run_batch
+from browser_toolset.cli.exec_lines import serve
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.exec_lines import serve
+from browser_toolset.safety import urls
+from browser_toolset.safety.uploads import UploadPolicy
 from browser_toolset.testing.contract import assert_valid_user_message
-from browser_toolset.uploads import UploadPolicy
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "examples" / "shop.json"

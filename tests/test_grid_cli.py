@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import pytest
 
-from browser_toolset.grid import find_jar
+from browser_toolset.cli.grid import find_jar
 from tests.support.browsers import require_browser
 from tests.support.needs import unavailable
 from tests.support.server import PageServer

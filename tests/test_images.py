@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from browser_toolset.errors import ActionError
-from browser_toolset.images import ImageLimits, frame_for, screenshot_image, zoom_image
+from browser_toolset.executor.errors import ActionError
+from browser_toolset.executor.images import ImageLimits, frame_for, screenshot_image, zoom_image
 from browser_toolset.values import Capture, Size
 
 VIEWPORTS = [Size(1280, 800), Size(1920, 1080), Size(2560, 1440), Size(800, 1280)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser_toolset.errors import ActionError
-from browser_toolset.keys import parse_chord, parse_modifiers, parse_sequence
+from browser_toolset.executor.errors import ActionError
+from browser_toolset.executor.keys import parse_chord, parse_modifiers, parse_sequence
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,7 @@ import pytest
 from anthropic.tools.browser import BetaConfirmContext
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.fake_api import FakeMessagesAPI, RecordedRequest, ScriptTurn, load_script
-from browser_toolset.loop import (
+from browser_toolset.agent.loop import (
     CallEvent,
     Event,
     ImagesOmitted,
@@ -31,6 +29,8 @@ from browser_toolset.loop import (
     run_from_args,
     run_task,
 )
+from browser_toolset.drivers.mock import MockDriver
+from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest, ScriptTurn, load_script
 from tests.support.needs import unavailable
 from tests.support.server import PageServer
 

@@ -13,7 +13,7 @@ import pytest
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, form, textarea, textbox, typed_field
-from browser_toolset.tree_text import (
+from browser_toolset.executor.tree_text import (
     FULL_VALUE_MAX,
     INPUT_FORMATS,
     INPUT_TYPES,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.tree_text import FULL_VALUE_MAX
+from browser_toolset.executor.tree_text import FULL_VALUE_MAX
 from tests.support.browser_suite import BrowserSession, ref_starting, refs
 from tests.support.browsers import guarded_driver
 from tests.support.session import ok, text

@@ -36,7 +36,7 @@ def test_the_protocol_side_imports_neither_executor_nor_sdk() -> None:
         "import sys\n"
         "import browser_toolset.driver, browser_toolset.values, browser_toolset.driver_errors, "
         "browser_toolset.key_names\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith(('anthropic', 'browser_toolset.toolset')))\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('anthropic', 'browser_toolset.executor.toolset')))\n"
         "print(loaded)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

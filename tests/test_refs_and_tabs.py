@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from browser_toolset.errors import ActionError, StaleRefError
-from browser_toolset.refs import RefTable
-from browser_toolset.tabs import TabInventory, check_tab_id
+from browser_toolset.executor.errors import ActionError, StaleRefError
+from browser_toolset.executor.refs import RefTable
+from browser_toolset.executor.tabs import TabInventory, check_tab_id
 from browser_toolset.values import AXNode
 
 STALE = "Error: ref_{} is stale or not found on the current page. Re-read the page to get fresh references."

@@ -13,9 +13,9 @@ from PIL import Image
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.fake_api import FakeMessagesAPI
-from browser_toolset.recording import record_run
-from browser_toolset.replay import add_arguments, compare_images, main, run
+from browser_toolset.sessions.recording import record_run
+from browser_toolset.sessions.replay import add_arguments, compare_images, main, run
+from browser_toolset.testing.fake_api import FakeMessagesAPI
 
 SCRIPTS = Path(__file__).parent / "scripts"
 

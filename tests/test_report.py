@@ -17,9 +17,9 @@ from PIL import Image
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.fake_api import FakeMessagesAPI, load_script
-from browser_toolset.recording import Recorder, Session, record_run
-from browser_toolset.report import add_arguments, call_points, marked_image, render_report, run, write_report
+from browser_toolset.sessions.recording import Recorder, Session, record_run
+from browser_toolset.sessions.report import add_arguments, call_points, marked_image, render_report, run, write_report
+from browser_toolset.testing.fake_api import FakeMessagesAPI, load_script
 
 SCRIPTS = Path(__file__).parent / "scripts"
 ARTEFACTS = Path("/tmp/browser-toolset-test-artefacts")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser_toolset.sanitize import (
+from browser_toolset.safety.sanitize import (
     bounded,
     download_url,
     one_line,

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from browser_toolset import tree_text
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium.contexts import TITLE_MARKER
 from browser_toolset.drivers.selenium.script import COMPRESSED_PREFIX, walker_call_declaration
+from browser_toolset.executor import tree_text
 from browser_toolset.values import WHOLE_TREE, AXNode, AXSnapshot, SnapshotRequest
 from tests.support.browsers import fresh_tab, guarded_driver, js
 from tests.support.polling import wait_until

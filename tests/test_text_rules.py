@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from browser_toolset import tree_text
 from browser_toolset.drivers.mock import Element, MockDriver, Site, paragraph, select, textarea, textbox
 from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.executor import tree_text
 from browser_toolset.values import Size, SnapshotRequest
 from tests.support.browsers import fresh_tab, guarded_driver, js
 from tests.support.server import PageServer

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from browser_toolset.tree_text import (
+from browser_toolset.executor.tree_text import (
     DESCRIPTION_MAX,
     MIN_MAX_CHARS,
     NAME_MAX,

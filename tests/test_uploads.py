@@ -11,9 +11,10 @@ import pytest
 from anthropic.tools import ToolsetConfigError
 from anthropic.tools.browser import BetaURLContext
 
-from browser_toolset import BrowserToolset, urls
+from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, file_input
-from browser_toolset.uploads import MAX_FILES, UploadPolicy, UploadRefused
+from browser_toolset.safety import urls
+from browser_toolset.safety.uploads import MAX_FILES, UploadPolicy, UploadRefused
 from tests.support.session import Session, error, ok, text
 
 

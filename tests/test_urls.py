@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser_toolset import urls
-from browser_toolset.errors import ActionError
-from browser_toolset.urls import REFUSED_SCHEME, CachingResolver, URLPolicy, address_for_navigation
+from browser_toolset.executor.errors import ActionError
+from browser_toolset.safety import urls
+from browser_toolset.safety.urls import REFUSED_SCHEME, CachingResolver, URLPolicy, address_for_navigation
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from browser_toolset.driver import Driver
 from browser_toolset.drivers.mock import MockDriver, Site, button, heading, paragraph
 from browser_toolset.drivers.selenium.capture import ScaledCapture
 from browser_toolset.drivers.selenium.connection import BidiError, BidiTimeout
-from browser_toolset.images import MAX_ZOOM_SCALE, frame_for, zoom_clip, zoom_image, zoom_region, zoom_scale
+from browser_toolset.executor.images import MAX_ZOOM_SCALE, frame_for, zoom_clip, zoom_image, zoom_region, zoom_scale
 from browser_toolset.values import Capture, Point, Rect, Size
 from tests.support.session import Session, error, images, ok
 

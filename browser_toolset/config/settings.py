@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from ..confirm import CATEGORIES, DECISIONS, Category, Decision
+from ..agent.loop import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
 from ..driver_options import finite_number
-from ..images import HARD_EDGE_MAX, MEDIA_TYPES
-from ..loop import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
-from ..uploads import DEFAULT_MAX_BYTES
+from ..executor.images import HARD_EDGE_MAX, MEDIA_TYPES
+from ..safety.confirm import CATEGORIES, DECISIONS, Category, Decision
+from ..safety.uploads import DEFAULT_MAX_BYTES
 from ..values import parse_viewport
 
 if sys.version_info >= (3, 11):
@@ -218,7 +218,7 @@ def _setting(
 
 @attrs.frozen
 class ImageSettings:
-    """Screenshot and zoom images (`browser_toolset.images.ImageLimits`)."""
+    """Screenshot and zoom images (`browser_toolset.executor.images.ImageLimits`)."""
 
     max_long_edge: int = _setting(1568, _integer(1), "a whole number of pixels, at least 1", "longest image edge")
     max_pixels: int = _setting(
@@ -238,7 +238,7 @@ class ImageSettings:
 
 @attrs.frozen
 class URLSettings:
-    """Which addresses the browser may load (`browser_toolset.urls.URLPolicy`)."""
+    """Which addresses the browser may load (`browser_toolset.safety.urls.URLPolicy`)."""
 
     allow_private: bool = _setting(
         False, _boolean, "true or false", "admit localhost and private-network addresses", "--allow-private"

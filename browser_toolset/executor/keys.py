@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ..key_names import MODIFIERS
 from .errors import ActionError
-from .key_names import MODIFIERS
 
 __all__ = ["canonical", "parse_chord", "parse_modifiers", "parse_sequence"]
 

@@ -196,7 +196,7 @@ def _turns(calls: Iterable[RecordedCall]) -> list[list[RecordedCall]]:
 
 def replay_session(session: Session, toolset: Any, *, threshold: float = 0.0) -> list[CallComparison]:
     """Run the session's calls on `toolset`, turn by turn with the batch rule, and compare each result."""
-    from .batch import run_batch
+    from ..executor.batch import run_batch
 
     comparisons: list[CallComparison] = []
     for turn in _turns(session.calls):
@@ -247,10 +247,10 @@ def _driver_options(args: argparse.Namespace, settings: Mapping[str, Any], same_
 
 
 def build_toolset(args: argparse.Namespace, settings: Mapping[str, Any]) -> Any:
-    from .images import ImageLimits
-    from .registry import load_driver
-    from .toolset import BrowserToolset
-    from .urls import URLPolicy
+    from ..executor.images import ImageLimits
+    from ..executor.toolset import BrowserToolset
+    from ..registry import load_driver
+    from ..safety.urls import URLPolicy
 
     recorded_driver = _setting(settings, "driver")
     name = args.driver or (str(recorded_driver) if recorded_driver else "mock")

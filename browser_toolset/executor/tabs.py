@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import attrs
 
+from ..safety.sanitize import one_line
+from ..values import AXNode
 from .errors import ActionError
 from .refs import RefTable
-from .sanitize import one_line
-from .values import AXNode
 
 __all__ = ["CONTEXT_ROLES", "Tab", "TabInventory", "check_tab_id", "named_context"]
 

@@ -95,7 +95,7 @@ def free_port() -> int:
 
 def _slots() -> list[tuple[str, str, str]]:
     """(family, WebDriver binary, Grid stereotype as JSON) for each local browser found."""
-    from .drivers.selenium import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
+    from ..drivers.selenium import Browser, SeleniumConfig, find_browser_binary, find_driver_binary
 
     found: list[tuple[str, str, str]] = []
     kinds: tuple[tuple[Browser, str, str], ...] = (

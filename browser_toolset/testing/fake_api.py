@@ -67,7 +67,7 @@ import attrs
 from anthropic.types.beta import BetaBrowserMemberName
 from PIL import Image
 
-from .testing.contract import validate_user_message
+from .contract import validate_user_message
 
 __all__ = [
     "FakeMessagesAPI",

@@ -34,7 +34,7 @@ from anthropic.types.beta import (
     BetaBrowserTripleClickInput,
 )
 
-from .errors import ActionError
+from ..executor.errors import ActionError
 from .sanitize import one_line
 
 __all__ = [

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import attrs
 
+from ..values import AXNode
 from .errors import StaleRefError
-from .values import AXNode
 
 __all__ = ["RefTable"]
 

@@ -14,9 +14,9 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TextIO
 
-from .batch import run_batch
-from .sanitize import LONE_SURROGATE_RE, one_line
-from .toolset import BrowserToolset
+from ..executor.batch import run_batch
+from ..executor.toolset import BrowserToolset
+from ..safety.sanitize import LONE_SURROGATE_RE, one_line
 
 __all__ = ["serve"]
 

@@ -23,11 +23,11 @@ import attrs
 from anthropic.tools.browser import BetaScreenshotResult
 from PIL import Image, ImageDraw, ImageFont
 
+from ..values import AXNode, Capture, Rect, Size
 from . import tree_text
 from .errors import ActionError
 from .images import Frame, ImageLimits, encode_image
 from .tree_text import RefFor
-from .values import AXNode, Capture, Rect, Size
 
 __all__ = [
     "DEFAULT_STYLE",

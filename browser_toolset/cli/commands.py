@@ -3,11 +3,11 @@
 Each stdin line is an assistant message (or a whole Messages API response, or a bare list of content blocks); each
 stdout line is the `user` message answering its browser calls, with the batch rule applied. The browser lives for
 the whole session, so a multi-step conversation can be replayed line by line. How lines are read and answered, and
-what a line that cannot be answered gets, is `browser_toolset.exec_lines`.
+what a line that cannot be answered gets, is `browser_toolset.cli.exec_lines`.
 
-The other subcommands: `run` (Claude does a task in the browser, `browser_toolset.loop`), `fake-api` (a scripted
+The other subcommands: `run` (Claude does a task in the browser, `browser_toolset.agent.loop`), `fake-api` (a scripted
 Messages API for tests), `config show|init` (the settings of `browser_toolset.config`, docs/configuration.md),
-`grid` (a local Selenium Grid, `browser_toolset.grid`), and `replay`, `report` and `demo` when their modules are
+`grid` (a local Selenium Grid, `browser_toolset.cli.grid`), and `replay`, `report` and `demo` when their modules are
 installed. `exec` and `run` read the settings file, `BROWSER_TOOLSET_*` variables and their flags.
 """
 
@@ -32,8 +32,8 @@ from typing import IO, Any
 from anthropic.tools import ToolsetConfigError
 from anthropic.tools.browser import BetaConfirmContext
 
-from . import fake_api, loop
-from .config import (
+from ..agent import loop
+from ..config import (
     DEFAULT_FILE,
     OPTIONAL_MEMBERS,
     ConfigError,
@@ -46,12 +46,13 @@ from .config import (
     show,
     toolset_on,
 )
-from .confirm import CATEGORIES, DECISIONS, Ask, Assessment, parse_decisions
+from ..executor.toolset import BrowserToolset
+from ..registry import driver_names, load_driver
+from ..safety.confirm import CATEGORIES, DECISIONS, Ask, Assessment, parse_decisions
+from ..safety.sanitize import one_line
+from ..safety.uploads import DEFAULT_MAX_BYTES
+from ..testing import fake_api
 from .exec_lines import serve
-from .registry import driver_names, load_driver
-from .sanitize import one_line
-from .toolset import BrowserToolset
-from .uploads import DEFAULT_MAX_BYTES
 
 __all__ = ["main"]
 
@@ -103,7 +104,9 @@ def _add_settings_flags(command: argparse.ArgumentParser) -> None:
 def _optional_module(name: str) -> Any:
     """`browser_toolset.NAME` when it exists (modules other subcommands come from), else None."""
     try:
-        return importlib.import_module(f"browser_toolset.{name}")
+        home = {"replay": "sessions.replay", "report": "sessions.report", "demo": "cli.demo"}.get(name, name)
+        home = {"recording": "sessions.recording"}.get(home, home)
+        return importlib.import_module(f"browser_toolset.{home}")
     except Exception:  # absent, or broken: then the subcommand is absent too, and the others still work
         log.debug("browser_toolset.%s is not available", name, exc_info=True)
         return None
@@ -260,13 +263,13 @@ def _toolset(settings: Settings, driver: Any, asker: Ask | None) -> BrowserTools
 
 
 def _recorder(settings: Settings, extra: Mapping[str, object] | None = None) -> Any:
-    """A `browser_toolset.recording.Recorder` for `loop.record_dir`, or None when no recording was asked for."""
+    """A `sessions.recording.Recorder` for `loop.record_dir`, or None when no recording was asked for."""
     directory = settings.loop.record_dir
     if not directory:
         return None
     recording = _optional_module("recording")
     if recording is None or not hasattr(recording, "Recorder"):
-        raise SystemExit("browser-toolset: --record needs browser_toolset.recording, which is not installed")
+        raise SystemExit("browser-toolset: --record needs browser_toolset.sessions.recording, which is not installed")
     return recording.Recorder(directory, {**as_mapping(settings), **(extra or {})})
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import attrs
 
-from .values import STATE_TOKENS, AXNode
+from ..values import STATE_TOKENS, AXNode
 
 __all__ = [
     "DESCRIPTION_MAX",

@@ -21,7 +21,7 @@ from anthropic.tools import ToolsetUsageError
 from anthropic.tools.browser import BetaAbstractBrowserToolset20260801
 from anthropic.types.beta import BetaToolUseBlock
 
-from .sanitize import LONE_SURROGATE_RE, one_line
+from ..safety.sanitize import LONE_SURROGATE_RE, one_line
 
 __all__ = ["MAX_INPUT_DEPTH", "NOT_EXECUTED", "browser_calls", "run_batch"]
 

@@ -17,8 +17,8 @@ import attrs
 from anthropic.tools.browser import BetaScreenshotResult
 from PIL import Image
 
+from ..values import Capture, Point, Rect, Size
 from .errors import ActionError
-from .values import Capture, Point, Rect, Size
 
 __all__ = [
     "MAX_ZOOM_SCALE",

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from ..values import AXNode
 from .tree_text import UNLABELLED_BY_TEXT, RefFor, fold, format_line, quote, text_label
-from .values import AXNode
 
 __all__ = ["FIND_LIMIT", "ROLE_HINTS", "ROLE_WORDS", "find_matches", "no_match_text", "render_matches", "tokens"]
 

@@ -17,7 +17,7 @@ thread protocol and its recovery):
 
 Calls run in order with the batch rule: after the first failed browser call of a turn, the turn's later browser
 calls are answered `Not executed: an earlier action in this turn failed.` A call to any other tool (Claude has none
-here) is answered with an error. A `confirm` hook (such as `browser_toolset.confirm.ActionGate`) is given to the
+here) is answered with an error. A `confirm` hook (such as `browser_toolset.safety.confirm.ActionGate`) is given to the
 toolset when it is built, where the SDK checks it (it is required for `javascript_exec` and `file_upload`); the loop
 runs every call through the toolset, so the hook sees each one before it runs, and a declined call is an ordinary
 error result that Claude reads.
@@ -41,7 +41,7 @@ from anthropic.lib.threads import BetaAsyncMessageThread, BetaMessageThread
 from anthropic.tools.browser import BetaAbstractBrowserToolset20260801, BetaAsyncAbstractBrowserToolset20260801
 from anthropic.types.beta import BetaMessage, BetaToolUseBlock
 
-from .batch import NOT_EXECUTED
+from ..executor.batch import NOT_EXECUTED
 
 __all__ = [
     "DEFAULT_MODEL",

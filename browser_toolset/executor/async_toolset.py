@@ -37,10 +37,10 @@ from anthropic.tools.browser import (
 )
 from anthropic.types.beta import BetaBrowserMemberInput, BetaBrowserMemberName, BetaBrowserToolsetConfigsParam
 
-from .driver import Driver
+from ..driver import Driver
+from ..safety.urls import URLPolicy
 from .images import ImageLimits
 from .toolset import BrowserToolset, DocumentResolver, failing_on_unread_state
-from .urls import URLPolicy
 
 __all__ = ["AsyncBrowserToolset"]
 

@@ -124,7 +124,7 @@ SCRIPT: Final[tuple[list[dict[str, Any]], ...]] = (
 
 def site_directory() -> Path:
     """The bundled site's folder (package data)."""
-    return Path(str(resources.files("browser_toolset.demo_site")))
+    return Path(str(resources.files("browser_toolset.cli.demo_site")))
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -186,7 +186,7 @@ class DemoResult:
 
 def _start_browser(out: TextIO, browser: str = "chromium") -> Any | None:
     try:
-        from .drivers.selenium import SeleniumDriver
+        from ..drivers.selenium import SeleniumDriver
 
         return SeleniumDriver.from_options({"browser": browser})
     except Exception as exc:
@@ -221,13 +221,13 @@ def run_demo(
     `OUTPUT/session/` and `OUTPUT/report.html`."""
     import anthropic
 
-    from .drivers.mock import MockDriver
-    from .fake_api import FakeMessagesAPI, load_script
-    from .loop import DEFAULT_MODEL, TerminalPrinter
-    from .recording import record_run
-    from .report import write_report
-    from .toolset import BrowserToolset
-    from .urls import URLPolicy
+    from ..agent.loop import DEFAULT_MODEL, TerminalPrinter
+    from ..drivers.mock import MockDriver
+    from ..executor.toolset import BrowserToolset
+    from ..safety.urls import URLPolicy
+    from ..sessions.recording import record_run
+    from ..sessions.report import write_report
+    from ..testing.fake_api import FakeMessagesAPI, load_script
 
     out = out if out is not None else sys.stdout
     started = time.monotonic()

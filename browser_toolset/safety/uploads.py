@@ -22,7 +22,7 @@ from anthropic.tools import ToolsetConfigError
 from anthropic.tools.browser import BetaLocalFilePolicy, BetaURLContext
 from anthropic.tools.browser import UploadRefusedError as SDKUploadRefused
 
-from .errors import ActionError
+from ..executor.errors import ActionError
 from .sanitize import one_line
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_FILES", "UploadPolicy", "UploadRefused"]

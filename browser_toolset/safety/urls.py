@@ -27,7 +27,7 @@ from typing import TypeAlias
 import attrs
 from ada_url import URL, HostType
 
-from .errors import ActionError
+from ..executor.errors import ActionError
 
 __all__ = [
     "REFUSED_SCHEME",

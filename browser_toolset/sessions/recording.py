@@ -34,7 +34,7 @@ from typing import Any, Final, cast
 
 from anthropic.tools.browser import BetaAbstractBrowserToolset20260801
 
-from .batch import NOT_EXECUTED
+from ..executor.batch import NOT_EXECUTED
 
 __all__ = [
     "FORMAT",
@@ -378,7 +378,7 @@ def record_run(
     The loop's opening of `start_url` is recorded as turn 0 of `calls.jsonl`; every result is recorded whole, even
     when the loop later replaced its images by placeholders. `settings` defaults to the run's own arguments (model,
     limits, start URL); the client and hooks are not recorded."""
-    from .loop import run_task
+    from ..agent.loop import run_task
 
     runner = run if run is not None else run_task
     if settings is None:
@@ -509,7 +509,7 @@ def run_batch_timed(
 ) -> tuple[dict[str, Any], list[float]]:
     """`run_batch`, and the seconds each browser call of the turn took (0 for one that did not run), in order: what
     `Recorder.record_exchange` takes."""
-    from .batch import browser_calls, run_batch
+    from ..executor.batch import browser_calls, run_batch
 
     capturing = _CapturingToolset(toolset)
     answer = run_batch(

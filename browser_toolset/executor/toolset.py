@@ -77,27 +77,11 @@ from anthropic.types.beta import (
     BetaBrowserZoomInput,
 )
 
-from . import finder, tree_text
-from .annotate import annotate_capture
-from .driver import Driver
-from .driver_errors import DriverError, ElementGone, NotSupported, TabGone
-from .errors import ActionError, StaleRefError
-from .images import (
-    Frame,
-    ImageLimits,
-    encode_image,
-    frame_for,
-    screenshot_image,
-    zoom_clip,
-    zoom_image,
-    zoom_region,
-    zoom_scale,
-)
-from .keys import parse_chord, parse_modifiers, parse_sequence
-from .sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
-from .tabs import Tab, TabInventory, check_tab_id, named_context
-from .urls import URLPolicy, address_for_navigation
-from .values import (
+from ..driver import Driver
+from ..driver_errors import DriverError, ElementGone, NotSupported, TabGone
+from ..safety.sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
+from ..safety.urls import URLPolicy, address_for_navigation
+from ..values import (
     WHOLE_TREE,
     AXNode,
     AXSnapshot,
@@ -114,6 +98,22 @@ from .values import (
     TabInfo,
     TabOpened,
 )
+from . import finder, tree_text
+from .annotate import annotate_capture
+from .errors import ActionError, StaleRefError
+from .images import (
+    Frame,
+    ImageLimits,
+    encode_image,
+    frame_for,
+    screenshot_image,
+    zoom_clip,
+    zoom_image,
+    zoom_region,
+    zoom_scale,
+)
+from .keys import parse_chord, parse_modifiers, parse_sequence
+from .tabs import Tab, TabInventory, check_tab_id, named_context
 
 __all__ = ["BrowserToolset", "TabView"]
 
@@ -386,7 +386,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         it. For a ref, from what Claude was shown (no page read); for a coordinate, the element under that point
         now (one page read), found with the same screenshot-to-CSS mapping the click uses, so a button clicked by
         coordinate is judged exactly as by ref. None when the tab, the ref or the point is unknown. For a
-        `confirm` hook (`browser_toolset.confirm.ActionGate`), which decides before the call runs."""
+        `confirm` hook (`browser_toolset.safety.confirm.ActionGate`), which decides before the call runs."""
         try:
             tab = self._inventory.target(tab_id)
             if isinstance(ref, BetaBrowserCoordinateTarget):

@@ -1,0 +1,5 @@
+"""The `browser-toolset` command."""
+
+from .commands import main
+
+__all__ = ["main"]
