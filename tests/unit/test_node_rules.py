@@ -1,7 +1,7 @@
 """What one element's line says (no browser: the tree format and the mock driver). Typed fields show their type and
 the value format `form_input` takes, a textarea is `multiline`, and a long value is cut on a page read with a note
 on how to read it whole, which a read of the element's ref does (up to `FULL_VALUE_MAX`).
-tests/test_node_rules_browser.py and tests/conformance/test_node_rules.py check the same on real browsers."""
+tests/browser/test_node_rules_browser.py and tests/conformance/test_node_rules.py check the same on real browsers."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from browser_toolset.driver import Driver
 from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.drivers.selenium import SeleniumDriver
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parent.parents[1]
 
 
 def test_drivers_live_in_the_top_level_folder() -> None:

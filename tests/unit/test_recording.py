@@ -15,7 +15,7 @@ from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.sessions.recording import MASK, Recorder, Session, mask_secrets, record_run, run_batch_timed
 from browser_toolset.testing.fake_api import FakeMessagesAPI
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

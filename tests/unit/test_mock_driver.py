@@ -75,7 +75,7 @@ from browser_toolset.values import (
     TabOpened,
 )
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "shop.json"
+EXAMPLE = Path(__file__).resolve().parent.parent.parent / "examples" / "shop.json"
 H = "mock-1"
 
 

@@ -34,7 +34,7 @@ from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest, S
 from tests.support.needs import unavailable
 from tests.support.server import PageServer
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
 
 

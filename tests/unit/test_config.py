@@ -20,7 +20,7 @@ from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.drivers.selenium import SeleniumConfig
 from browser_toolset.drivers.selenium import options as selenium_options
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 SITE = ROOT / "examples" / "shop.json"
 
 

@@ -24,7 +24,7 @@ from tests.support.server import serve
 from tests.support.walker import WalkerBrowser
 
 # the project's shared/ folder sits beside the repository (in CI too)
-DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "wpt-accname"
+DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "corpora" / "wpt-accname"
 CORPUS = Path(os.environ.get("BROWSER_TOOLSET_WPT_ACCNAME", str(DEFAULT_CORPUS)))
 CHROMIUM_SCORE = 508
 FLOOR = 520

@@ -17,7 +17,7 @@ from browser_toolset.sessions.recording import record_run
 from browser_toolset.sessions.replay import add_arguments, compare_images, main, run
 from browser_toolset.testing.fake_api import FakeMessagesAPI
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 
 
 @pytest.fixture(scope="module")

@@ -74,7 +74,7 @@ def test_bounded_text_says_it_was_cut() -> None:
 
 # --- the redaction samples: each secret gone, the text around it kept -----------------------------------------------
 
-SAMPLES = Path(__file__).resolve().parent / "corpora" / "redaction_samples.json"
+SAMPLES = Path(__file__).resolve().parent.parent / "corpora" / "redaction_samples.json"
 FOLDS: dict[str, Callable[[str], str]] = {"text": redact, "url": safe_url, "title": safe_title}
 
 

@@ -31,7 +31,7 @@ from tests.support.browsers import fresh_tab, require_browser
 
 pytestmark = pytest.mark.browser
 
-PAGES = Path(__file__).parent / "pages"
+PAGES = Path(__file__).parent.parent / "pages"
 
 _TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 

@@ -22,7 +22,7 @@ from browser_toolset.executor.async_toolset import AsyncBrowserToolset
 from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest
 from browser_toolset.values import Capture, TabInfo
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 MODEL = "claude-opus-5-5"
 
 

@@ -23,7 +23,7 @@ from tests.support.browsers import require_browser
 from tests.support.needs import unavailable
 from tests.support.server import PageServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLES = ROOT / "examples"
 CLI = [sys.executable, "-m", "browser_toolset.cli"]
 

@@ -3,7 +3,7 @@ ratio its image needs (at most `MAX_ZOOM_SCALE`), the image is never enlarged be
 within the image limits, and the screenshot frame that coordinates map through is left alone.
 
 The browsers' side (Chromium and Firefox rendering at the raised ratio, and putting it back) is in
-`tests/test_zoom_browsers.py`.
+`tests/browser/test_zoom_browsers.py`.
 """
 
 from __future__ import annotations

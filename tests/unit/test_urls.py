@@ -135,7 +135,7 @@ def test_check_navigation_words_refusals_for_claude() -> None:
 
 # --- the hostile corpus: every encoding of a local or private address, parsed as a browser parses it -------------
 
-CORPUS = Path(__file__).resolve().parent / "corpora" / "hostile_urls.json"
+CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "hostile_urls.json"
 SECRET_IN_CORPUS = "hunter2"
 EXPECTED_TEXT = {"scheme": REFUSED_SCHEME, "parse": "could not be parsed"}
 

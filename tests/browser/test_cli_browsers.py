@@ -17,11 +17,11 @@ from browser_toolset.cli import main
 from browser_toolset.drivers.selenium import Browser
 from tests.support.browsers import require_browser
 from tests.support.server import PageServer
-from tests.test_cli import check_session
+from tests.unit.test_cli import check_session
 
 pytestmark = pytest.mark.browser
 
-RECORDED = Path(__file__).parent / "sessions" / "form_session.jsonl"
+RECORDED = Path(__file__).parent.parent / "sessions" / "form_session.jsonl"
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from browser_toolset.safety import urls
 from browser_toolset.safety.uploads import UploadPolicy
 from browser_toolset.testing.contract import assert_valid_user_message
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 SITE = ROOT / "examples" / "shop.json"
 MEMBERS = [
     "navigate", "screenshot", "zoom", "left_click", "right_click", "middle_click", "double_click", "triple_click",

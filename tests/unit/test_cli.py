@@ -18,7 +18,7 @@ from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.safety import urls
 from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 SITE = ROOT / "examples" / "shop.json"
 SESSION = ROOT / "examples" / "session.jsonl"
 ALL_MEMBERS = {

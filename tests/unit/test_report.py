@@ -21,7 +21,7 @@ from browser_toolset.sessions.recording import Recorder, Session, record_run
 from browser_toolset.sessions.report import add_arguments, call_points, marked_image, render_report, run, write_report
 from browser_toolset.testing.fake_api import FakeMessagesAPI, load_script
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 ARTEFACTS = Path("/tmp/browser-toolset-test-artefacts")
 
 

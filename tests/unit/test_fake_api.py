@@ -27,7 +27,7 @@ from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.testing import fake_api
 from browser_toolset.testing.fake_api import END_OF_SCRIPT, FakeMessagesAPI, RecordedRequest, ScriptError, load_script
 
-SCRIPTS = Path(__file__).parent / "scripts"
+SCRIPTS = Path(__file__).parent.parent / "scripts"
 MODEL = "claude-opus-5-5"
 TOOLS: list[Any] = [{"type": "browser_toolset_20260801"}]
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
