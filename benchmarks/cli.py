@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + report.markdown(result))
     if not args.no_write:
         write(args.out, result, final=True, base=base)
-        print(f"wrote {args.out}/results.md, results.json, README-table.md")
+        print(f"wrote {args.out}/results.md, results.json, performance-table.md")
     return 0
 
 
@@ -310,7 +310,8 @@ def write(out: Path, result: dict[str, Any], *, final: bool, base: dict[str, Any
     partial = "" if final else "\n(partial: the run is still going or was interrupted)\n"
     (out / "results.md").write_text("# browser-toolset benchmark\n\n" + report.markdown(result) + partial)
     (out / "results.json").write_text(json.dumps({**result, "complete": final}, indent=1, default=str) + "\n")
-    (out / "README-table.md").write_text("## Performance\n\n" + report.markdown(result, readme=True) + partial)
+    snippet = "## Measurements\n\n" + report.markdown(result, summary=True) + partial
+    (out / "performance-table.md").write_text(snippet)  # pasted by hand into docs/performance.md
 
 
 def scaling(samples: suite.Samples, observations: dict[str, Any], sizes: list[int]) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""Tables from the measurements: the full Markdown report, the JSON, and the README snippet with the targets."""
+"""Tables from the measurements: the full Markdown report, the JSON, and the snippet with the targets for
+docs/performance.md."""
 
 from __future__ import annotations
 
@@ -177,7 +178,7 @@ def slope(points: Sequence[tuple[float, float]]) -> float | None:
     return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
 
 
-def markdown(result: Mapping[str, Any], *, readme: bool = False) -> str:
+def markdown(result: Mapping[str, Any], *, summary: bool = False) -> str:
     m = result["machine"]
     out = []
     out.append(
@@ -198,7 +199,7 @@ def markdown(result: Mapping[str, Any], *, readme: bool = False) -> str:
         out.extend(f"| {target} | {measured} | {verdict} |" for target, measured, verdict in verdicts)
     if latency:
         target_pages = set(result["config"].get("target_pages", []))
-        shown = [r for r in latency if not readme or r["page"] in target_pages]
+        shown = [r for r in latency if not summary or r["page"] in target_pages]
         out.append("\n### Per call, headless Chromium\n")
         out.append(latency_table(shown))
         notes = "; ".join(f"{OP_LABELS[k]}: {v}" for k, v in BASELINE_NOTES.items())
@@ -290,11 +291,11 @@ def markdown(result: Mapping[str, Any], *, readme: bool = False) -> str:
                 f"{row['error_count']} |"
             )
     render = result.get("render")
-    if render and not readme:
+    if render and not summary:
         out.append("\n### Executor only (no browser)\n")
         out.append(render)
     timing = result.get("phase_seconds")
-    if timing and not readme:
+    if timing and not summary:
         out.append("\n### Run time\n")
         out.append(", ".join(f"{k} {v:.0f} s" for k, v in timing.items()))
     return "\n".join(out) + "\n"
