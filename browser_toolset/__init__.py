@@ -16,7 +16,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .agent.loop import RunResult, arun_task, run_task
+    from .agent.events import RunResult
+    from .agent.run import arun_task, run_task
     from .control import BrowserControl, BrowserControlError, TabIndexError, TabSummary
     from .driver import Driver
     from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .executor.batch import NOT_EXECUTED, browser_calls, run_batch
     from .executor.errors import ActionError, StaleRefError
     from .executor.images import ImageLimits
+    from .executor.options import ToolsetOptions
     from .executor.toolset import BrowserToolset
     from .registry import driver_names, load_driver
     from .safety.urls import URLPolicy
@@ -34,9 +36,9 @@ _HOMES: dict[str, str] = {
     "AnnotationStyle": "executor.annotate",
     "AsyncBrowserToolset": "executor.async_toolset",
     "FakeMessagesAPI": "testing.fake_api",
-    "RunResult": "agent.loop",
-    "run_task": "agent.loop",
-    "arun_task": "agent.loop",
+    "RunResult": "agent.events",
+    "run_task": "agent.run",
+    "arun_task": "agent.run",
     "BrowserControl": "control",
     "BrowserControlError": "control",
     "TabIndexError": "control",
@@ -54,6 +56,7 @@ _HOMES: dict[str, str] = {
     "ActionError": "executor.errors",
     "StaleRefError": "executor.errors",
     "ImageLimits": "executor.images",
+    "ToolsetOptions": "executor.options",
     "driver_names": "registry",
     "load_driver": "registry",
     "BrowserToolset": "executor.toolset",
@@ -81,6 +84,7 @@ __all__ = [
     "TabGone",
     "TabIndexError",
     "TabSummary",
+    "ToolsetOptions",
     "URLPolicy",
     "arun_task",
     "browser_calls",

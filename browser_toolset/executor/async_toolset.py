@@ -2,7 +2,7 @@
 
 Design: the SDK's async base (`BetaAsyncAbstractBrowserToolset20260801`) runs its pipeline on the event loop (input
 parsing, the URL and file policies, `confirm`, which may be async here, rendering, `browser_state` bookkeeping),
-and only the two hooks that touch the browser, `execute` and `_browser_state`, are handed to a `BrowserToolset`,
+and only the two hooks that touch the browser, `execute` and the state report, are handed to a `BrowserToolset`,
 whose methods are the one implementation of every member. Those hooks block on the browser (Selenium's HTTP and
 BiDi round trips, `wait`'s sleep), so they run on one dedicated worker thread, a single-thread executor, and the
 event loop only awaits them.
@@ -12,6 +12,9 @@ a call whose awaiting task is cancelled cannot be stopped half-way through a bro
 worker, and the next call waits behind it instead of running beside it (a lock released on cancellation would let
 the two overlap on the same driver). A call still queued when its task is cancelled never runs. The SDK's async
 base already lets one member call through at a time; the worker thread is what keeps the driver single-threaded.
+
+Both toolsets take the same keywords and keep them in one `ToolsetOptions`, which this one hands on to its
+`BrowserToolset` without the SDK's hooks (`ToolsetOptions.for_executor`).
 """
 
 from __future__ import annotations
@@ -20,12 +23,12 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
 import anyio.to_thread
-from anthropic import NOT_GIVEN, NotGiven
+from anthropic import NOT_GIVEN
 from anthropic.tools.browser import (
-    BetaAsyncAbstractBrowserToolset20260801,
     BetaAsyncConfirmCallable,
     BetaAsyncURLPolicy,
     BetaBrowserMemberResult,
@@ -33,28 +36,31 @@ from anthropic.tools.browser import (
     BetaFilePolicy,
     BetaToolConfigs,
     BetaToolsetCallContext,
-    BetaToolsetContent,
 )
 from anthropic.types.beta import BetaBrowserMemberInput, BetaBrowserMemberName, BetaBrowserToolsetConfigsParam
 
 from ..driver import Driver
 from ..safety.urls import URLPolicy
 from .images import ImageLimits
-from .toolset import BrowserToolset, DocumentResolver, failing_on_unread_state
+from .options import DocumentResolver, ToolsetOptions
+from .sdk_surface import AsyncToolsetBase
+from .toolset import BrowserToolset, failing_on_unread_state
 
 __all__ = ["AsyncBrowserToolset"]
 
 _T = TypeVar("_T")
+_Toolset = TypeVar("_Toolset", bound="AsyncBrowserToolset")
 
 
-class AsyncBrowserToolset(BetaAsyncAbstractBrowserToolset20260801):
+class AsyncBrowserToolset(AsyncToolsetBase):
     """Executes Claude's `browser_toolset_20260801` calls on `driver` for `AsyncAnthropic`, e.g. in
     `AsyncAnthropic().beta.messages.tool_runner(tools=[toolset], ...)`.
 
-    Takes the options of `BrowserToolset`. `confirm` and `url_policy` may be plain or async callables here, as the
-    SDK's async base allows. `sync` is the `BrowserToolset` doing the work; use it only through this object while
-    the toolset is open, since its methods run on the worker thread. `close()` (or `async with`) waits for calls in
-    flight, closes the browser on the worker thread and stops the thread."""
+    Takes the options of `BrowserToolset`, the same keywords in the same order (`options` holds them). `confirm` and
+    `url_policy` may be plain or async callables here, as the SDK's async base allows. `sync` is the `BrowserToolset`
+    doing the work; use it only through this object while the toolset is open, since its methods run on the worker
+    thread. `close()` (or `async with`) waits for calls in flight, closes the browser on the worker thread and stops
+    the thread."""
 
     def __init__(
         self,
@@ -69,20 +75,43 @@ class AsyncBrowserToolset(BetaAsyncAbstractBrowserToolset20260801):
         url_policy: BetaAsyncURLPolicy | None = None,
         file_policy: BetaFilePolicy | None = None,
         tool_configs: BetaToolConfigs | None = None,
+        annotate_screenshots: bool = False,
     ) -> None:
-        policy: BetaAsyncURLPolicy | NotGiven = NOT_GIVEN if url_policy is None else url_policy
+        self._open(
+            driver,
+            ToolsetOptions(
+                navigation=navigation,
+                image_limits=image_limits,
+                documents=documents,
+                sleep=sleep,
+                configs=configs,
+                confirm=confirm,
+                url_policy=url_policy,
+                file_policy=file_policy,
+                tool_configs=tool_configs,
+                annotate_screenshots=annotate_screenshots,
+            ),
+        )
+
+    @classmethod
+    def from_options(cls: type[_Toolset], driver: Driver, options: ToolsetOptions) -> _Toolset:
+        """A toolset on `driver` with `options`, as the constructor builds it from its keywords (a subclass's own
+        `__init__` does not run)."""
+        toolset = cls.__new__(cls)
+        toolset._open(driver, options)
+        return toolset
+
+    def _open(self, driver: Driver, options: ToolsetOptions) -> None:
         super().__init__(
-            configs=cast("BetaBrowserToolsetConfigsParam | None", configs),
-            confirm=confirm,
-            url_policy=policy,
-            file_policy=file_policy,
-            tool_configs=tool_configs,
+            configs=options.wire_configs,
+            confirm=options.confirm,
+            url_policy=NOT_GIVEN if options.url_policy is None else options.url_policy,
+            file_policy=options.file_policy,
+            tool_configs=options.tool_configs,
         )
-        # The SDK options above gate every call before it reaches `sync`, whose own pipeline is never entered: it is
-        # built without them, so it does not ask for a `confirm` of its own when an optional member is enabled.
-        self.sync = BrowserToolset(
-            driver, navigation=navigation, image_limits=image_limits, documents=documents, sleep=sleep
-        )
+        self.options = options
+        # The SDK options above gate every call before it reaches `sync`, whose own pipeline is never entered.
+        self.sync = BrowserToolset.from_options(driver, options.for_executor())
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="browser-toolset")
         self._worker_stopped = False
 
@@ -110,15 +139,12 @@ class AsyncBrowserToolset(BetaAsyncAbstractBrowserToolset20260801):
     ) -> BetaBrowserMemberResult:
         return cast("BetaBrowserMemberResult", await self._on_worker(self.sync.execute, context, name, input))
 
-    async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
-        return await self._on_worker(self.sync._browser_state, context)
+    async def _report_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        return await self._on_worker(self.sync._report_state, context)
 
-    async def _toolset_run(
-        self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
-    ) -> BetaToolsetContent:
+    def _around_call(self) -> AbstractContextManager[None]:
         # as in the sync toolset: a browser that cannot be read after the call fails the call
-        with failing_on_unread_state(self.sync, self):
-            return await super()._toolset_run(context, name, input)
+        return failing_on_unread_state(self.sync, self)
 
     async def close(self) -> None:
         await super().close()

@@ -1,6 +1,6 @@
 """Running one assistant turn's browser calls, for people who drive `messages.create` themselves.
 
-The SDK's tool runner applies the batch rule (§2) inside its own loop; `run_batch` is the same rule as a function:
+The SDK's runner applies the batch rule (docs/contract.md §2) in its loop; `run_batch` is that rule as a function:
 browser calls run in order, the first failure stops the rest of the turn's browser calls, and each of those is
 answered with the contract's fixed text so that every call still has its `tool_result`. Calls to other tools are
 left to the caller, who answers them in the same `user` message.
@@ -28,7 +28,7 @@ __all__ = ["MAX_INPUT_DEPTH", "NOT_EXECUTED", "browser_calls", "run_batch"]
 log = logging.getLogger("browser_toolset")
 
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
-"""The contract's text (§2, §7) for a call skipped after an earlier failure in the same turn."""
+"""The contract's text (docs/contract.md §2, §7) for a call skipped after an earlier failure in the same turn."""
 
 MAX_INPUT_DEPTH = 32
 """How deeply a call's input may nest. Members take flat parameters; anything deeper is a malformed call, and

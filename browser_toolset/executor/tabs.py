@@ -1,6 +1,6 @@
 """The tab inventory: `tab-N` ids for the driver's handles, the active tab, and each tab's refs.
 
-The application is the source of truth for tabs (contract §5), so this is where the invariants live: ids are
+The application is the source of truth for tabs (docs/contract.md §5), so this is where the invariants live: ids are
 `tab-1`, `tab-2`, … in the order tabs are first seen and never reused; exactly one tab is active whenever any is
 open; closing the active tab activates a neighbour (the next one, else the previous). The browser's own notion of
 focus is not trusted for this: a popup that steals focus does not change which tab Claude is working in.
@@ -24,7 +24,7 @@ CONTEXT_ROLES = frozenset({"form", "dialog", "alertdialog", "region", "group", "
 
 
 def check_tab_id(tab_id: str) -> None:
-    """Refuse a `tab_id` that breaks the API's limits (§5): the API renders it into the result text."""
+    """Refuse a `tab_id` that breaks the API's limits (docs/contract.md §5): the API renders it in the result text."""
     if not isinstance(tab_id, str) or not tab_id:
         raise ActionError("tab_id is empty. Call list_tabs to see the open tabs' ids.")
     if len(tab_id) > TAB_ID_MAX:

@@ -13,14 +13,13 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any, Protocol, cast
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar, cast
 
 import attrs
-from anthropic.lib.tools import ToolError
-from anthropic.tools import ToolsetUsageError
+from anthropic import NOT_GIVEN
+from anthropic.tools import ToolError, ToolsetUsageError
 from anthropic.tools.browser import (
-    BetaAbstractBrowserToolset20260801,
     BetaBrowserNavigateResult,
     BetaBrowserState,
     BetaConfirmCallable,
@@ -28,8 +27,8 @@ from anthropic.tools.browser import (
     BetaFilePolicy,
     BetaNavigationRefused,
     BetaScreenshotResult,
+    BetaToolConfigs,
     BetaToolsetCallContext,
-    BetaToolsetContent,
     BetaURLPolicy,
 )
 from anthropic.types.beta import (
@@ -113,13 +112,15 @@ from .images import (
     zoom_scale,
 )
 from .keys import parse_chord, parse_modifiers, parse_sequence
+from .options import DocumentResolver, ToolsetOptions
+from .sdk_surface import AnySDKToolset, SyncToolsetBase, held_changes, put_back_changes
 from .tabs import Tab, TabInventory, check_tab_id, named_context
 
 __all__ = ["BrowserToolset", "TabView"]
 
 log = logging.getLogger("browser_toolset")
 
-# --- the limits the API tells Claude but does not enforce (contract §4), kept as data ----------------------------
+# --- the limits the API tells Claude but does not enforce (docs/contract.md §4), kept as data --------------------
 
 COVER_WAIT = 0.5  # seconds a ref click waits for a cover over the element to go (a fading dialog, a transition)
 COVER_POLLS = 10
@@ -175,8 +176,7 @@ class TabView:
     ref_for: Callable[[AXNode], str | None]
 
 
-DocumentResolver = Callable[[str], str]
-"""Maps a vetted Files API document id to a local file the browser can upload."""
+_Toolset = TypeVar("_Toolset", bound="BrowserToolset")
 
 
 def browser_failure(exc: BaseException) -> str:
@@ -198,7 +198,7 @@ def _check_range(name: str, value: float, low: float, high: float, unit: str = "
         raise ActionError(f"{name} must be between {low:g} and {high:g}{unit}; got {value:g}.")
 
 
-class BrowserToolset(BetaAbstractBrowserToolset20260801):
+class BrowserToolset(SyncToolsetBase):
     """Executes Claude's `browser_toolset_20260801` calls on `driver`.
 
     Pass it to the SDK's tool runner like any toolset, or call `tool_result(tool_use)` / `run_batch` yourself.
@@ -208,7 +208,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
     `file_upload` document ids to local files; `image_limits` sets screenshot size and encoding.
     `annotate_screenshots` draws each visible interactive element's ref (`ref_N`) on `screenshot` images, a
     set-of-marks view Claude can click from directly; off by default, so `screenshot` returns the plain viewport
-    as the contract describes."""
+    as the contract describes. `options` holds them all (`ToolsetOptions`); `from_options` builds a toolset from one."""
 
     def __init__(
         self,
@@ -222,36 +222,71 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         confirm: BetaConfirmCallable | None = None,
         url_policy: BetaURLPolicy | None = None,
         file_policy: BetaFilePolicy | None = None,
-        tool_configs: Any = None,
+        tool_configs: BetaToolConfigs | None = None,
         annotate_screenshots: bool = False,
     ) -> None:
-        wire_configs = cast("BetaBrowserToolsetConfigsParam | None", configs)
-        if url_policy is None:
-            super().__init__(configs=wire_configs, confirm=confirm, file_policy=file_policy, tool_configs=tool_configs)
-        else:
-            super().__init__(
-                configs=wire_configs,
+        self._open(
+            driver,
+            ToolsetOptions(
+                navigation=navigation,
+                image_limits=image_limits,
+                documents=documents,
+                sleep=sleep,
+                configs=configs,
                 confirm=confirm,
                 url_policy=url_policy,
                 file_policy=file_policy,
                 tool_configs=tool_configs,
-            )
+                annotate_screenshots=annotate_screenshots,
+            ),
+        )
+
+    @classmethod
+    def from_options(cls: type[_Toolset], driver: Driver, options: ToolsetOptions) -> _Toolset:
+        """A toolset on `driver` with `options`, as the constructor builds it from its keywords (a subclass's own
+        `__init__` does not run)."""
+        toolset = cls.__new__(cls)
+        toolset._open(driver, options)
+        return toolset
+
+    def _open(self, driver: Driver, options: ToolsetOptions) -> None:
+        # The options type `confirm` and `url_policy` as the async toolset takes them; the SDK refuses an async one
+        # here with ToolsetContractError, so the narrowing is checked where it matters.
+        super().__init__(
+            configs=options.wire_configs,
+            confirm=cast("BetaConfirmCallable | None", options.confirm),
+            url_policy=NOT_GIVEN if options.url_policy is None else cast("BetaURLPolicy", options.url_policy),
+            file_policy=options.file_policy,
+            tool_configs=options.tool_configs,
+        )
         self.driver = driver
-        self.navigation = navigation if navigation is not None else URLPolicy()
-        self.image_limits = image_limits if image_limits is not None else ImageLimits()
-        self.documents = documents
-        self.annotate_screenshots = annotate_screenshots
-        self._sleep = sleep
+        self.options = options
         self._inventory = TabInventory()
         self._downloads: dict[str, str] = {}  # driver key -> dl-N
-        self._early_events: list[DriverEvent] = []  # drained during a member, reported by _browser_state
+        self._early_events: list[DriverEvent] = []  # drained during a member, reported by _report_state
         self._last_tabs: list[BetaBrowserStateTabEntryParam] = []  # the last inventory read from the browser
-        self._state_failure: BaseException | None = None  # why the last _browser_state could not read the browser
+        self._state_failure: BaseException | None = None  # why the last _report_state could not read the browser
         driver.set_url_guard(self.navigation.allows)
         for info in driver.list_tabs():
             self._inventory.add(info.handle)
             if info.active:
                 self._inventory.activate(info.handle)
+
+    @property
+    def navigation(self) -> URLPolicy:
+        return self.options.navigation
+
+    @property
+    def image_limits(self) -> ImageLimits:
+        return self.options.image_limits
+
+    @property
+    def documents(self) -> DocumentResolver | None:
+        return self.options.documents
+
+    @property
+    def annotate_screenshots(self) -> bool:
+        return self.options.annotate_screenshots
 
     # --- lifecycle -----------------------------------------------------------------------------------------
 
@@ -261,11 +296,8 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
 
     # --- dispatch: driver errors become errors Claude can act on ------------------------------------------
 
-    def _toolset_run(
-        self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
-    ) -> BetaToolsetContent:
-        with failing_on_unread_state(self, self):
-            return super()._toolset_run(context, name, input)
+    def _around_call(self) -> AbstractContextManager[None]:
+        return failing_on_unread_state(self, self)
 
     def execute(
         self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: BetaBrowserMemberInput
@@ -287,9 +319,10 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
 
     # --- browser_state --------------------------------------------------------------------------------------
 
-    def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+    def _report_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         """The state after a call. A browser that cannot be read does not end the session: the last inventory is
-        reported (the call then fails, see `_toolset_run`) and events drained so far wait for the next report."""
+        reported (the call then fails, see `failing_on_unread_state`) and events drained so far wait for the next
+        report."""
         try:
             state = self._read_state()
         except Exception as exc:
@@ -458,7 +491,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
                 if hit is None or hit.within is not False:
                     return point
                 if attempt < COVER_POLLS:
-                    self._sleep(COVER_WAIT / COVER_POLLS)
+                    self.options.sleep(COVER_WAIT / COVER_POLLS)
         if hit is None or hit.within is not False:
             return point
         ref = target.ref.strip()
@@ -512,7 +545,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
             )
         refusal = self.navigation.refusal(outcome.url)
         if refusal is not None:
-            # the driver's guard stops redirects, but the final address is checked again here, as §6 asks
+            # the driver's guard stops redirects, but the final address is checked again here (docs/contract.md §6)
             self.driver.navigate(tab.handle, "about:blank")
             raise ActionError(f"Navigation refused after redirects: {refusal}. The tab was left blank.")
         return BetaBrowserNavigateResult(
@@ -658,7 +691,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         if input.tab_id is not None:
             self._tab(input.tab_id)
         _check_range("duration", input.duration, 0, DURATION_MAX, " seconds")
-        self._sleep(float(input.duration))
+        self.options.sleep(float(input.duration))
         return None
 
     # --- page reading ---------------------------------------------------------------------------------------
@@ -808,7 +841,7 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         handle = self.driver.open_tab()
         tab = self._inventory.add(handle)
         self._inventory.activate(handle)
-        # the URL it was opened at, as §5 asks, not wherever it may have gone since
+        # the URL it was opened at, as docs/contract.md §5 asks, not wherever it may have gone since
         return {"tab_id": tab.tab_id, "title": "", "url": "about:blank", "active": True}
 
     def list_tabs(
@@ -832,19 +865,15 @@ class BrowserToolset(BetaAbstractBrowserToolset20260801):
         self._forget_tab(tab.handle)
 
 
-class _HasPipeline(Protocol):
-    _toolset_pipeline: Any
-
-
 @contextmanager
-def failing_on_unread_state(toolset: BrowserToolset, owner: _HasPipeline) -> Iterator[None]:
+def failing_on_unread_state(toolset: BrowserToolset, owner: AnySDKToolset) -> Iterator[None]:
     """Around the SDK's pipeline for one call (`owner` is the SDK toolset running it: `toolset` itself, or the
     async toolset wrapping it): when the browser could not be read after the call, the call fails with the
     browser's error (whatever it returned, and whatever else it failed with, since a browser that cannot be read
     explains both) instead of reporting a state nobody read; the state changes held for that report were never
     sent, so they stay pending for the next one."""
     toolset._state_failure = None
-    held = list(owner._toolset_pipeline.pending_changes)
+    held = held_changes(owner)
     try:
         yield
     except ToolError:
@@ -853,5 +882,5 @@ def failing_on_unread_state(toolset: BrowserToolset, owner: _HasPipeline) -> Ite
     failure = toolset._state_failure
     if failure is None:
         return
-    owner._toolset_pipeline.pending_changes = held
+    put_back_changes(owner, held)
     raise ActionError(browser_failure(failure)) from failure

@@ -1,11 +1,11 @@
 """The text of `read_page` (and of `find`'s matches): one accessibility node per line, tagged with its ref.
 
 The format is what Claude reads instead of a screenshot, so it has two jobs. It must be compact: every character
-is an input token the user pays for (contract §8), which is why wrapper nodes are collapsed, a link's own text is
+is an input token the user pays for (docs/contract.md §8), so wrapper nodes are collapsed, a link's own text is
 not repeated under it, and each line carries only the state that tells Claude something. And it must be safe:
 names, values and text come from the page, so each is folded to one line and quoted JSON-style, which leaves the
 ref tag as the only `[...]` outside quotes on a line and makes a fake line or a fake ref impossible to forge.
-What the page hides (`visible=False`) never reaches the text at all (contract §6 item 3).
+What the page hides (`visible=False`) never reaches the text at all (docs/contract.md §6 item 3).
 
 `docs/read-page-format.md` shows the format with examples.
 """
