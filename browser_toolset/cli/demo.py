@@ -221,7 +221,8 @@ def run_demo(
     `OUTPUT/session/` and `OUTPUT/report.html`."""
     import anthropic
 
-    from ..agent.loop import DEFAULT_MODEL, TerminalPrinter
+    from ..agent.options import DEFAULT_MODEL
+    from ..agent.printing import TerminalPrinter
     from ..drivers.mock import MockDriver
     from ..executor.toolset import BrowserToolset
     from ..safety.urls import URLPolicy

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from ..agent.loop import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
+from ..agent.options import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
 from ..driver_options import finite_number
 from ..executor.images import HARD_EDGE_MAX, MEDIA_TYPES
 from ..safety.confirm import CATEGORIES, DECISIONS, Category, Decision

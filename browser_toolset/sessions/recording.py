@@ -378,7 +378,7 @@ def record_run(
     The loop's opening of `start_url` is recorded as turn 0 of `calls.jsonl`; every result is recorded whole, even
     when the loop later replaced its images by placeholders. `settings` defaults to the run's own arguments (model,
     limits, start URL); the client and hooks are not recorded."""
-    from ..agent.loop import run_task
+    from ..agent.run import run_task
 
     runner = run if run is not None else run_task
     if settings is None:

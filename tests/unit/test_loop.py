@@ -16,19 +16,12 @@ import pytest
 from anthropic.tools.browser import BetaConfirmContext
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.agent.loop import (
-    CallEvent,
-    Event,
-    ImagesOmitted,
-    Summary,
-    TerminalPrinter,
-    TextEvent,
-    add_arguments,
-    describe_target,
-    omit_old_images,
-    run_from_args,
-    run_task,
-)
+from browser_toolset.agent.command import add_arguments, run_from_args
+from browser_toolset.agent.describe import describe_target
+from browser_toolset.agent.events import CallEvent, Event, ImagesOmitted, Summary, TextEvent
+from browser_toolset.agent.printing import TerminalPrinter
+from browser_toolset.agent.run import run_task
+from browser_toolset.agent.trimming import omit_old_images
 from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest, ScriptTurn, load_script
 from tests.support.needs import unavailable
