@@ -5,7 +5,7 @@ stdout line is the `user` message answering its browser calls, with the batch ru
 the whole session, so a multi-step conversation can be replayed line by line. How lines are read and answered, and
 what a line that cannot be answered gets, is `browser_toolset.cli.exec_lines`.
 
-The other subcommands: `run` (Claude does a task in the browser, `browser_toolset.agent.loop`), `fake-api` (a scripted
+The other subcommands: `run` (Claude does a task in the browser, `browser_toolset.agent.run`), `fake-api` (a scripted
 Messages API for tests), `config show|init` (the settings of `browser_toolset.config`, docs/configuration.md),
 `grid` (a local Selenium Grid, `browser_toolset.cli.grid`), and `replay`, `report` and `demo` when their modules are
 installed. `exec` and `run` read the settings file, `BROWSER_TOOLSET_*` variables and their flags.
@@ -32,7 +32,7 @@ from typing import IO, Any
 from anthropic.tools import ToolsetConfigError
 from anthropic.tools.browser import BetaConfirmContext
 
-from ..agent import loop
+from ..agent import command as run_command
 from ..config import (
     DEFAULT_FILE,
     OPTIONAL_MEMBERS,
@@ -51,7 +51,7 @@ from ..registry import driver_names, load_driver
 from ..safety.confirm import CATEGORIES, DECISIONS, Ask, Assessment, parse_decisions
 from ..safety.sanitize import one_line
 from ..safety.uploads import DEFAULT_MAX_BYTES
-from ..testing import fake_api
+from ..testing.fake_api import command as fake_api
 from .exec_lines import serve
 
 __all__ = ["main"]
@@ -119,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--list", action="store_true", help="list the installed drivers and exit")
     _add_settings_flags(run)
     task = commands.add_parser("run", help="give Claude a task and a browser, and run the conversation")
-    loop.add_arguments(task)
+    run_command.add_arguments(task)
     task.set_defaults(model=None, max_tokens=None, max_turns=None)  # so that the settings show through
     _add_settings_flags(task)
     fake = commands.add_parser("fake-api", help="serve a scripted fake Messages API on 127.0.0.1")
@@ -367,7 +367,7 @@ def _run(args: argparse.Namespace) -> int:
     if toolset is None:
         return 2
     if recorder is None:
-        return loop.run_from_args(args, toolset, client=client)
+        return run_command.run_from_args(args, toolset, client=client)
     timed = _Timed(toolset)
     transcript = args.transcript
     folder = None
@@ -375,7 +375,7 @@ def _run(args: argparse.Namespace) -> int:
         folder = tempfile.mkdtemp(prefix="browser-toolset-run-")
         args.transcript = transcript = os.path.join(folder, "transcript.json")
     try:
-        status = loop.run_from_args(args, toolset, client=client)
+        status = run_command.run_from_args(args, toolset, client=client)
         with recorder:
             _record_run(recorder, json.loads(Path(transcript).read_text("utf-8")), timed)
         return status

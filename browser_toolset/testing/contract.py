@@ -1,4 +1,4 @@
-"""An independent checker for what the API rejects with `invalid_request_error` (CONTRACT.md §5 and §7).
+"""An independent checker for what the API rejects with `invalid_request_error` (docs/contract.md §5 and §7).
 
 It is public so that anyone testing an agent can hold every `tool_result` the agent sends to the same rules we hold
 ours to. It imports nothing else of `browser_toolset` (only Pillow, to measure images), so a bug in the executor
@@ -14,8 +14,8 @@ the wire. The pytest plugin (`browser_toolset.testing.plugin`) offers it as the 
 Each returns a list of human-readable violations (empty means valid); the `assert_*` twins raise `AssertionError`
 listing them all.
 
-Choices where the contract, the seeds and the SDK's wire types leave room (see the tables below for where each
-rule comes from):
+Choices where the contract, the public docs and the SDK's wire types leave room (see the tables below for where each
+rule comes from; a bare §N is a section of docs/contract.md):
 
 - "Control characters" are Unicode's Cc category: C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F), plus
   U+2028 / U+2029. Bidi formatting characters (which the SDK also folds away) are not rejected by the API and are
@@ -26,7 +26,7 @@ rule comes from):
   never `null`. `browser_state` may carry `cache_control` (declared on `BetaBrowserStateBlockParam`).
 - A `new_tab` block needs exactly one `tab_opened` in all, naming the active tab (the SDK's reading: it holds back
   any other `tab_opened` "rather than making this one invalid").
-- The batch rule's skipped result may be the plain string (what the SDK's runner and the seed send) or a list of
+- The batch rule's skipped result may be the plain string (what the SDK's runner and the public docs use) or a list of
   exactly one text block with that text.
 - Image sources other than `base64` cannot be measured, so they are flagged: our executor only sends base64.
 """
@@ -93,7 +93,7 @@ MAX_TABS: Final = 100
 """§5: the most entries `tabs` may hold."""
 
 MAX_STATE_CHANGES: Final = 200
-"""§5 (the seeds' "200 state changes"): the most entries `state_changes` may hold."""
+"""docs/contract.md §5 (the public docs' "200 state changes"): the most entries `state_changes` may hold."""
 
 FORBIDDEN_CHARS: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 """§5: control characters (Unicode Cc: C0, DEL, C1; newlines included) and the line / paragraph separators."""
@@ -295,6 +295,15 @@ def _sniff(raw: bytes) -> str | None:
     return None
 
 
+def _opened(raw: bytes) -> Image.Image:
+    """`raw` as an image, its header read and no pixels decoded yet. Pillow's decompression-bomb warning is
+    silenced, since the size limits judge the size the image declares; past Pillow's own ceiling it still raises
+    `DecompressionBombError`. The fake Messages API measures images with it too."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        return Image.open(io.BytesIO(raw))
+
+
 # --- Block checks ----------------------------------------------------------------------------------------------------
 
 
@@ -333,10 +342,7 @@ def _image_problems(block: Mapping[str, object], where: str, limit: tuple[int, i
 
     max_width, max_height = limit
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(raw))
-        with image:
+        with _opened(raw) as image:
             width, height = image.size
             if width > max_width or height > max_height:
                 return [*problems, f"{where}: image is {width}x{height} px; the limit is {max_width}x{max_height}"]

@@ -35,7 +35,7 @@ from .behaviours import (
     Submit,
     Toggle,
 )
-from .document import LiveElement
+from .document import CHECKABLE, NAME_FROM_CONTENT, LiveElement
 from .driver import MockDriver
 from .elements import (
     TYPED_FIELD_ROLES,
@@ -64,6 +64,8 @@ from .site import Site, normalize_url
 from .site_json import SiteFormatError
 
 __all__ = [
+    "CHECKABLE",
+    "NAME_FROM_CONTENT",
     "TYPED_FIELD_ROLES",
     "Behaviour",
     "Call",

@@ -24,6 +24,7 @@ from browser_toolset.drivers.mock import (
     Site,
     Toggle,
     button,
+    group,
     link,
     select,
 )
@@ -115,6 +116,23 @@ def test_render_page_places_the_behaviours_on_their_elements() -> None:
     assert '<button type="button" data-m="1" data-on-click=' in markup
     assert "&quot;kind&quot;:&quot;navigate&quot;" in markup and "http://127.0.0.1:1/next?q={q}" in markup
     assert '<a href="/" data-m="2">Back</a>' in markup
+
+
+def test_render_page_names_and_shows_roles_as_the_mock_does() -> None:
+    # The mock names a list item only by its `name`, never by its text, and shows no name as text (ARIA: listitem
+    # takes no name from content); a button takes both from its text.
+    items = group("list", Element("listitem", "Opening hours"), Element("listitem", text="Sunday: closed"))
+    page = Page("Home", (items, button("Buy")))
+    markup = render_page(Site("https://shop.test"), "/", page)
+    assert '<li data-m="2" aria-label="Opening hours"></li>' in markup
+    assert '<li data-m="3">Sunday: closed</li>' in markup
+    assert '<button type="button" data-m="4">Buy</button>' in markup
+
+
+def test_render_page_carries_the_behaviours_script() -> None:
+    markup = render_page(Site("https://shop.test"), "/", Page("Home", (button("Go", Navigate("/next")),)))
+    script = markup[markup.index("<script>") : markup.index("</script>")]
+    assert 'document.addEventListener("click"' in script and 'case "navigate":' in script
 
 
 def one_page(*elements: Element, **page: object) -> Callable[[], Site]:

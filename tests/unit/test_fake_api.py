@@ -24,8 +24,8 @@ from PIL import Image
 
 from browser_toolset import BrowserToolset, run_batch
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.testing import fake_api
 from browser_toolset.testing.fake_api import END_OF_SCRIPT, FakeMessagesAPI, RecordedRequest, ScriptError, load_script
+from browser_toolset.testing.fake_api.command import main
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
 MODEL = "claude-opus-5-5"
@@ -411,6 +411,27 @@ def test_a_bad_script_says_where(script: Any, message: str) -> None:
         load_script(script)
 
 
+def test_a_plain_list_of_turns_plays_as_the_script_holding_them() -> None:
+    turns: list[Any] = [
+        [call("screenshot")],
+        {"content": [{"type": "text", "text": "Seen."}], "stop_reason": "end_turn"},
+    ]
+    plain, loaded = FakeMessagesAPI(copy.deepcopy(turns)), FakeMessagesAPI(load_script(turns))
+    assert plain.script == loaded.script
+    body = {"model": MODEL, "max_tokens": 5, "tools": TOOLS, "messages": [{"role": "user", "content": "Look."}]}
+    first = plain.answer({}, body)
+    assert first.status == 200, first.error
+    assert first.response == loaded.answer({}, body).response
+    assert first.response["content"] == [{**call("screenshot"), "id": "toolu_fake_000_00"}]
+
+
+def test_a_plain_list_that_is_no_script_is_refused_when_the_server_is_built() -> None:
+    with pytest.raises(ScriptError, match=r"script\[1\]\[0\]: 'fly' is not a browser member"):
+        FakeMessagesAPI([[call("screenshot")], [call("fly")]])
+    with pytest.raises(ScriptError, match="a script is a JSON list of turns"):
+        FakeMessagesAPI({"turns": []})  # type: ignore[arg-type]
+
+
 def test_the_shipped_scripts_load() -> None:
     for path in SCRIPTS.glob("*session*.json"):
         assert load_script(path)
@@ -451,7 +472,24 @@ def test_the_command_prints_its_base_url_and_serves_until_interrupted(
 def test_the_command_rejects_a_bad_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([[{"type": "tool_use", "toolset_name": "browser", "name": "fly"}]]))
-    assert fake_api.main(["--script", str(bad)]) == 2
+    assert main(["--script", str(bad)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "'fly' is not a browser member" in captured.err
+
+
+@pytest.mark.parametrize("argv", [["fake-api", "--help"], None], ids=["browser-toolset", "python -m"])
+def test_the_help_documents_the_script_format(argv: list[str] | None, capsys: pytest.CaptureFixture[str]) -> None:
+    from browser_toolset.cli import main as cli_main
+
+    with pytest.raises(SystemExit) as exited:
+        if argv is None:
+            main(["--help"])
+        else:
+            cli_main(argv)
+    assert exited.value.code == 0
+    help_text = capsys.readouterr().out
+    assert "script format: a JSON list of assistant turns" in help_text
+    # the example is shown as written, and is itself a script that loads
+    example = help_text[help_text.index("[[") :].strip()
+    assert [turn.stop_reason for turn in load_script(json.loads(example))] == ["tool_use", "end_turn"]
