@@ -38,7 +38,7 @@ GROUPS = {
     "screenshot": ("screenshot",),
     "state": ("state",),
 }
-SECTIONS = ("latency", "features", "memory", "firefox", "scaleout", "grid", "render")
+SECTIONS = ("latency", "features", "memory", "firefox", "scaleout", "grid", "render", "mcp")
 READ_OPS = ("read_all", "read_interactive", "find", "find_after_read", "text")
 SCALING_OPS = ("read_all", "read_interactive", "text")
 ACTION_OPS = ("navigate", "type20", "key", "click_xy", "click_ref", "scroll", "screenshot", "new_tab", "switch_tab",
@@ -257,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         result["render"] = render_table()
         phases["render"] = time.monotonic() - t0
+    if "mcp" in args.sections:
+        from .bench_mcp import table as mcp_table
+
+        result["mcp"] = mcp_table()
+        print(f"\n### MCP server (`benchmarks/bench_mcp.py`)\n\n{result['mcp']}")
     phases["total"] = time.monotonic() - began
     result["phase_seconds"] = {k: round(v, 1) for k, v in phases.items()}
     print("\n" + report.markdown(result))
