@@ -18,7 +18,7 @@ from typing import Any
 from browser_toolset.values import Rect
 
 from .connection import BidiClosed, BidiConnection, BidiError, BidiTimeout
-from .contexts import Contexts
+from .documents import Documents
 from .errors import ContextGone
 
 __all__ = ["ScaledCapture"]
@@ -38,12 +38,12 @@ class ScaledCapture:
     def __init__(
         self,
         connection: BidiConnection,
-        contexts: Contexts,
+        documents: Documents,
         viewport_params: Callable[[str], dict[str, Any]],
         timeout: float,
     ) -> None:
         self._conn = connection
-        self._contexts = contexts
+        self._documents = documents
         self._viewport_params = viewport_params
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -75,7 +75,7 @@ class ScaledCapture:
         """Set the ratio; False when the browser does not support it (nothing changed, nothing to restore)."""
         params = {**self._viewport_params(handle), "devicePixelRatio": scale}
         try:
-            self._contexts.command(handle, "browsingContext.setViewport", params, timeout=self._timeout)
+            self._documents.command(handle, "browsingContext.setViewport", params, timeout=self._timeout)
         except (BidiClosed, ContextGone):
             raise  # the session or the tab is gone: nothing left to restore
         except BidiTimeout:
@@ -99,7 +99,7 @@ class ScaledCapture:
         params = self._viewport_params(handle)
         try:
             if wait:
-                self._contexts.command(handle, "browsingContext.setViewport", params, timeout=self._timeout)
+                self._documents.command(handle, "browsingContext.setViewport", params, timeout=self._timeout)
             else:
                 self._conn.send("browsingContext.setViewport", params)
         except ContextGone:
@@ -108,7 +108,7 @@ class ScaledCapture:
             log.warning("could not restore the viewport of %s after a zoom capture", handle, exc_info=True)
 
     def _screenshot(self, handle: str, box: dict[str, Any]) -> bytes:
-        reply = self._contexts.command(
+        reply = self._documents.command(
             handle,
             "browsingContext.captureScreenshot",
             {"context": handle, "origin": "viewport", "clip": box},

@@ -9,8 +9,9 @@ path here depends on which browser runs. Where a browser lacks a command (scroll
 the driver falls back and says so in its results, never pretending.
 
 The driver itself only wires the parts together and delegates: each BiDi domain has a module of its own, owning its
-state and its lock (`contexts`, `tabs`, `navigation`, `input`, `script`, `elements`, `guard`, `network`, `log`,
-`downloads`, `dialogs`), and BiDi failures become driver errors in one place (`errors`).
+state and its lock (`documents`, `contexts`, `tabs`, `navigation`, `input`, `script`, `elements`, `guard`,
+`network`, `log`, `downloads`, `dialogs`), and BiDi failures become driver errors in one place (`errors`). What a tab
+shows is its `Document` (`documents`), the one owner of everything known about a document: a read asks it once.
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ from browser_toolset.values import (
 from .connection import BidiConnection, BidiError, Listener
 from .contexts import Contexts
 from .dialogs import Dialogs
+from .documents import Documents
 from .downloads import Downloads
 from .egress import EgressPolicy
 from .elements import Elements
 from .errors import bidi_errors
-from .events import EventQueue
+from .events import Changes, EventQueue
 from .guard import UrlGuard
 from .input import Input
 from .launch import LaunchedSession, launch
@@ -58,7 +60,7 @@ from .log import ConsoleLog
 from .navigation import Navigator
 from .network import NetworkLog
 from .options import SeleniumConfig
-from .script import Realms, Scripts
+from .script import Scripts
 from .tabs import Tabs
 
 __all__ = ["SeleniumDriver"]
@@ -89,16 +91,19 @@ class SeleniumDriver(Driver):
         try:
             self._conn = BidiConnection(self._session.websocket_url, timeout=self.config.command_timeout)
             self._events = EventQueue()
-            self._contexts = Contexts(self._conn, self._events)
-            self._realms = Realms()
-            self._scripts = Scripts(self._contexts, self._realms)
-            self._tabs = Tabs(self._conn, self.config, self._contexts, self._scripts)
-            self._navigation = Navigator(self.config, self._contexts, self._tabs, self._scripts)
-            self._elements = Elements(self.config, self._contexts, self._tabs, self._scripts, self._navigation)
-            self._input = Input(self._conn, self.config, self._contexts, self._tabs, self._scripts, self._navigation)
-            self._guard = UrlGuard(self._conn, self._contexts, self._events)
-            self._network = NetworkLog(self._contexts)
-            self._console = ConsoleLog(self._contexts)
+            changes = Changes()
+            self._documents = Documents(self._conn, changes)
+            self._contexts = Contexts(self._documents, changes, self._events)
+            self._scripts = Scripts(self._documents)
+            self._tabs = Tabs(self._conn, self.config, self._documents, self._contexts, self._scripts)
+            self._navigation = Navigator(self.config, self._documents, self._contexts, self._tabs, self._scripts)
+            self._elements = Elements(self.config, self._documents, self._tabs, self._scripts, self._navigation)
+            self._input = Input(
+                self._conn, self.config, self._documents, self._contexts, self._tabs, self._scripts, self._navigation
+            )
+            self._guard = UrlGuard(self._conn, self._documents, self._contexts, self._events)
+            self._network = NetworkLog(self._documents)
+            self._console = ConsoleLog(self._documents)
             self._downloads = Downloads(self._events, None if self.config.remote_url else self._session.download_dir)
             self._dialogs = Dialogs(self._conn, self._events, accept=self.config.dialog_policy == "accept")
             if self._allows is not None:
@@ -140,11 +145,10 @@ class SeleniumDriver(Driver):
 
     def _listen(self) -> list[str]:
         """Connect the domains to the events they are fed by (before subscribing, so nothing is missed), and return
-        those events. Where several handle one event, they run in this order: `Contexts` first, so the others see
-        the navigation or context the event is about."""
+        those events. Where several handle one event, they run in this order: `Documents` first, then `Contexts`, so
+        the others see the context, the document and the navigation the event is about."""
         self._contexts.on_opened(self._tabs.prepare)
         for forget in (
-            self._realms.forget_contexts,
             self._elements.forget_contexts,
             self._input.forget_contexts,
             self._network.forget_contexts,
@@ -152,8 +156,8 @@ class SeleniumDriver(Driver):
         ):
             self._contexts.on_closed(forget)
         listeners: tuple[Listener, ...] = (
+            self._documents,
             self._contexts,
-            self._realms,
             self._guard,
             self._network,
             self._console,
@@ -294,7 +298,7 @@ class SeleniumDriver(Driver):
     # --- events ---------------------------------------------------------------------------------------------------
 
     def drain_events(self) -> list[DriverEvent]:
-        self._contexts.settle(1.0)
+        self._documents.settle(1.0)
         events = self._events.drain()
         # Read after the drain: a tab the driver opened is claimed once its handle is known, which can be after its
         # `contextCreated` was queued.

@@ -1,9 +1,10 @@
 """The accessibility tree and the elements in it, read and acted on through the in-page walker (`walker.js`).
 
 The walker numbers elements afresh in every document, so its key alone could name an unrelated element of the page
-that replaced the one it came from. The keys the driver hands out carry their document (`KEY_SEPARATOR`), and a key
-from any document but the tab's current one is `ElementGone`. The walker's snapshot is converted into `AXNode`s
-without recursion: a page's DOM can nest deeper than Python's recursion limit.
+that replaced the one it came from. The keys the driver hands out carry their document (`KEY_SEPARATOR`, then the
+walker's id of the document, kept as `Document.keys`), and a key from any document but the tab's current one is
+`ElementGone`. The walker's snapshot is converted into `AXNode`s without recursion: a page's DOM can nest deeper than
+Python's recursion limit.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue
+from browser_toolset.driver_errors import DriverError, ElementGone, InvalidValue, TabGone
 from browser_toolset.values import (
     STATE_TOKENS,
     WHOLE_TREE,
@@ -31,11 +32,20 @@ from browser_toolset.values import (
 )
 
 from .connection import BidiError
-from .contexts import Contexts
+from .documents import Document, Documents
 from .errors import bidi_errors, context_lost
 from .navigation import Navigator
 from .options import SeleniumConfig
-from .script import WALKER_MISSING, Scripts, decode, encode, walker_call_declaration, walker_declaration, walker_text
+from .script import (
+    SANDBOX,
+    WALKER_MISSING,
+    Scripts,
+    decode,
+    encode,
+    walker_call_declaration,
+    walker_declaration,
+    walker_text,
+)
 from .tabs import Tabs
 
 __all__ = ["KEY_SEPARATOR", "Elements", "ax_snapshot"]
@@ -63,41 +73,45 @@ MAX_CACHED_SNAPSHOTS = 16
 
 
 class Elements:
-    """`snapshot` and the calls that act on one element by key."""
+    """`snapshot` and the calls that act on one element by key. What they need to know about the tab's document
+    (which realm runs the walker, whether it is installed there, which keys are the document's, whether it is still
+    the tab's) they ask its `Document`."""
 
     def __init__(
-        self, config: SeleniumConfig, contexts: Contexts, tabs: Tabs, scripts: Scripts, navigation: Navigator
+        self, config: SeleniumConfig, documents: Documents, tabs: Tabs, scripts: Scripts, navigation: Navigator
     ) -> None:
         self._config = config
-        self._contexts = contexts
+        self._documents = documents
         self._tabs = tabs
         self._scripts = scripts
         self._navigation = navigation
         self._lock = threading.Lock()
-        self._documents: dict[str, tuple[str, int]] = {}
-        """Per tab: the document its last snapshot read, and the commit count then (see `_local_key`)."""
-        self._noted: dict[str, tuple[str, str]] = {}
-        """Per tab: the sandbox realm the walker last answered from, and the tab's latest navigation then."""
-        self._installed: set[str] = set()
-        """Sandbox realms the walker is installed in."""
         self._probed: dict[str, tuple[str, Point, ElementAtPoint, float]] = {}
         """Per tab: what the last `element_center` found at the centre (key, point, hit, when), for the
         `element_at` that follows it; used once."""
-        self._cache: dict[tuple[str, SnapshotRequest], tuple[str, int, AXSnapshot]] = {}
-        """Per tab and request: the walker's change stamp, the commit count and the snapshot of the last read."""
+        self._cache: dict[tuple[str, SnapshotRequest], tuple[str, Document, AXSnapshot]] = {}
+        """Per tab and request: the walker's change stamp, the document and the snapshot of the last read."""
 
     def forget_contexts(self, handles: frozenset[str]) -> None:
         with self._lock:
             for handle in handles:
-                self._documents.pop(handle, None)
-                self._noted.pop(handle, None)
                 self._probed.pop(handle, None)
             self._cache = {key: value for key, value in self._cache.items() if key[0] not in handles}
 
+    def _document(self, handle: str) -> Document:
+        """The tab's current document as the events handled so far tell it; `TabGone` once the tab is gone."""
+        document = self._documents.for_context(handle)
+        if document is None:
+            raise TabGone(handle)
+        return document
+
     # --- the walker -----------------------------------------------------------------------------------------------
 
-    def _walker(self, handle: str, op: str, arg: Mapping[str, Any], *, raw: bool = False) -> Any:
-        """Call the walker's `op`. Returns the parsed JSON (or, with `raw`, the BiDi RemoteValue for `element`).
+    def _walker(
+        self, handle: str, op: str, arg: Mapping[str, Any], *, raw: bool = False, document: Document | None = None
+    ) -> Any:
+        """Call the walker's `op` in `document` (the tab's current one when None or replaced). Returns the parsed JSON
+        (or, with `raw`, the BiDi RemoteValue for `element`).
 
         The walker's source goes over the wire once per realm: the first call installs it there, later calls in
         a realm known to have it send a short call of the installed function (see `script.walker_declaration`)."""
@@ -106,10 +120,13 @@ class Elements:
         with bidi_errors(_WHAT.get(op, "run the page walker")):
             attempt = 0
             while attempt < 3:
-                navigation = self._navigation_id(handle)  # before the call: a realm is noted for this one
-                realm = self._scripts.realm_for(handle) or self._noted_realm(handle)
-                with self._lock:
-                    short = realm is not None and realm in self._installed
+                if document is None or not document.current:
+                    document = self._document(handle)
+                # A realm the browser never announced (Firefox) is addressed by context; a stale one fails, and
+                # `Scripts.run` then addresses the tab by context.
+                realm = document.realm(SANDBOX)
+                short = realm is not None and realm == document.walker
+                starts = document.starts  # before the call: a realm noted from its reply is trusted until it changes
                 params = {
                     "functionDeclaration": walker_call_declaration() if short else walker_declaration(),
                     "arguments": arguments,
@@ -130,6 +147,7 @@ class Elements:
                     if attempt < 2 and context_lost(exc):
                         # The document was replaced under the call (a navigation): wait for the new one and retry.
                         self._navigation.wait_settled(handle, 5.0)
+                        document = None
                         attempt += 1
                         continue
                     raise
@@ -137,16 +155,11 @@ class Elements:
                     details = reply.get("exceptionDetails") or {}
                     raise DriverError(f"the page walker failed: {details.get('text') or 'a script error'}")
                 result = reply.get("result") or {}
-                if short and result.get("value") == WALKER_MISSING:
-                    with self._lock:
-                        self._installed.discard(str(realm))
+                if short and realm is not None and result.get("value") == WALKER_MISSING:
+                    document.walker_missing(realm)
                     continue  # a realm without the walker after all: install it (not a failed attempt)
                 if not short and reply.get("realm"):
-                    with self._lock:
-                        if len(self._installed) > 10_000:
-                            self._installed.clear()  # realms of closed documents; reinstalling costs one call
-                        self._installed.add(str(reply["realm"]))
-                        self._noted[handle] = (str(reply["realm"]), navigation)
+                    document.walker_installed(SANDBOX, str(reply["realm"]), starts)
                 if raw:
                     return result
                 value = decode(result)
@@ -157,20 +170,6 @@ class Elements:
                 except (ValueError, RecursionError) as exc:
                     raise DriverError("the page walker returned a result too deeply nested to read") from exc
         raise DriverError("the page kept navigating while it was being read")
-
-    def _navigation_id(self, handle: str) -> str:
-        latest = self._contexts.latest_navigation(handle)
-        return latest.navigation if latest is not None else ""
-
-    def _noted_realm(self, handle: str) -> str | None:
-        """The sandbox realm the walker last answered from in the tab, while no navigation has started since: for a
-        browser that does not announce sandbox realms (Firefox). A stale one fails, and `Scripts.run` then
-        addresses the tab by context."""
-        with self._lock:
-            noted = self._noted.get(handle)
-        if noted is None or noted[1] != self._navigation_id(handle):
-            return None
-        return noted[0]
 
     # --- the tree -------------------------------------------------------------------------------------------------
 
@@ -187,31 +186,31 @@ class Elements:
         if request.chars is not None and request.root_key is None:
             arg["chars"] = max(1, request.chars)
         if request.root_key is not None:
-            arg["root"] = self._local_key(handle, request.root_key)
+            arg["root"] = self._local_key(self._document(handle), request.root_key)
         for _ in range(3):
-            self._contexts.settle(1.0)
-            committed = self._contexts.committed(handle)
+            self._documents.settle(1.0)
+            document = self._document(handle)
             with self._lock:
                 cached = self._cache.get((handle, request))
-                if cached is None or cached[1] != committed:
+                if cached is None or cached[1] is not document:
                     cached = self._cache.get((handle, WHOLE_TREE))
-            arg["since"] = cached[0] if cached is not None and cached[1] == committed else ""
-            raw = self._walker(handle, "snapshot", arg)
-            self._contexts.settle(1.0)
-            if self._contexts.committed(handle) == committed:
+            arg["since"] = cached[0] if cached is not None and cached[1] is document else ""
+            raw = self._walker(handle, "snapshot", arg, document=document)
+            self._documents.settle(1.0)
+            if document.current:
                 break
             # A document committed while the page was read: the tree may be either one's. Read again.
             self._navigation.wait_settled(handle, self._config.navigation_timeout)
-        document = str(raw.get("document") or "") if isinstance(raw, dict) else ""
-        # Noted before the walk: a document that commits during it makes these keys stale, never the reverse.
-        with self._lock:
-            self._documents[handle] = (document, committed)
+        keys = str(raw.get("document") or "") if isinstance(raw, dict) else ""
+        # Noted on the document read before the walk: a document that commits during it makes these keys stale,
+        # never the reverse.
+        document.keys = keys
         if isinstance(raw, dict) and raw.get("unchanged"):
-            if cached is not None and cached[2].document == document:
+            if cached is not None and cached[2].document == keys:
                 return cached[2]
             arg["since"] = ""  # nothing to reuse after all (a race with another read): walk
-            raw = self._walker(handle, "snapshot", arg)
-        snapshot = ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{document}")
+            raw = self._walker(handle, "snapshot", arg, document=document)
+        snapshot = ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{keys}")
         stamp = raw.get("stamp") if isinstance(raw, dict) else None
         with self._lock:
             # A capped read of every element that the cap did not cut is the whole tree: it answers any read.
@@ -221,19 +220,18 @@ class Elements:
                     self._cache.pop((handle, kept), None)
                     while len(self._cache) >= MAX_CACHED_SNAPSHOTS:
                         del self._cache[next(iter(self._cache))]  # the oldest
-                    self._cache[(handle, kept)] = (stamp, committed, snapshot)
+                    self._cache[(handle, kept)] = (stamp, document, snapshot)
                 else:
                     self._cache.pop((handle, kept), None)
         return snapshot
 
-    def _local_key(self, handle: str, key: str) -> str:
+    @staticmethod
+    def _local_key(document: Document, key: str) -> str:
         """The walker's own key inside a driver key, or `ElementGone` when the key is from another document."""
-        local, separator, document = key.rpartition(KEY_SEPARATOR)
+        local, separator, keys = key.rpartition(KEY_SEPARATOR)
         if not separator:
             return key
-        with self._lock:
-            known = self._documents.get(handle)
-        if known is None or known[0] != document or self._contexts.committed(handle) != known[1]:
+        if not document.current or document.keys != keys:
             raise ElementGone(key)
         return local
 
@@ -244,7 +242,9 @@ class Elements:
         for it right after (a ref click checks nothing covers its element), and gets it from here without another
         round trip (see `_probed`)."""
         self._tabs.check(handle)
-        result = self._walker(handle, "center", {"key": self._local_key(handle, key), "probe": True})
+        document = self._document(handle)
+        arg = {"key": self._local_key(document, key), "probe": True}
+        result = self._walker(handle, "center", arg, document=document)
         if result is None:
             raise ElementGone(key)
         if isinstance(result, dict) and "error" in result:
@@ -253,7 +253,7 @@ class Elements:
             raise DriverError("the page walker returned no position for the element")
         point = Point(float(result["x"]), float(result["y"]))
         at = result.get("at")
-        hit = self._element_at_point(handle, at) if isinstance(at, dict) and not at.get("gone") else None
+        hit = self._element_at_point(document, at) if isinstance(at, dict) and not at.get("gone") else None
         with self._lock:
             if hit is not None:
                 self._probed[handle] = (key, point, hit, time.monotonic())
@@ -263,12 +263,16 @@ class Elements:
 
     def scroll_into_view(self, handle: str, key: str) -> None:
         self._tabs.check(handle)
-        if self._walker(handle, "scrollIntoView", {"key": self._local_key(handle, key)}) is None:
+        document = self._document(handle)
+        arg = {"key": self._local_key(document, key)}
+        if self._walker(handle, "scrollIntoView", arg, document=document) is None:
             raise ElementGone(key)
 
     def set_value(self, handle: str, key: str, value: FormValue) -> str:
         self._tabs.check(handle)
-        result = self._walker(handle, "setValue", {"key": self._local_key(handle, key), "value": value})
+        document = self._document(handle)
+        arg = {"key": self._local_key(document, key), "value": value}
+        result = self._walker(handle, "setValue", arg, document=document)
         if result is None:
             raise ElementGone(key)
         if isinstance(result, dict) and "error" in result:
@@ -279,11 +283,13 @@ class Elements:
 
     def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
         self._tabs.check(handle)
-        element = self._walker(handle, "element", {"key": self._local_key(handle, key)}, raw=True)
+        document = self._document(handle)
+        arg = {"key": self._local_key(document, key)}
+        element = self._walker(handle, "element", arg, raw=True, document=document)
         if not isinstance(element, dict) or element.get("type") != "node" or not element.get("sharedId"):
             raise ElementGone(key)
         with bidi_errors("set the files", key=key, invalid=("unable to set file input", "invalid argument")):
-            self._contexts.command(
+            self._documents.command(
                 handle,
                 "input.setFiles",
                 {"context": handle, "element": {"sharedId": element["sharedId"]}, "files": list(paths)},
@@ -301,22 +307,22 @@ class Elements:
             probed = self._probed.pop(handle, None)
         if probed is not None and probed[:2] == (of, point) and time.monotonic() - probed[3] < PROBE_FRESH:
             return probed[2]
+        document = self._document(handle)
         arg: dict[str, Any] = {"x": point.x, "y": point.y}
         if of is not None:
-            arg["of"] = self._local_key(handle, of)
-        result = self._walker(handle, "elementAt", arg)
+            arg["of"] = self._local_key(document, of)
+        result = self._walker(handle, "elementAt", arg, document=document)
         if not isinstance(result, dict):
             return None
         if result.get("gone"):
             raise ElementGone(of or "")
-        return self._element_at_point(handle, result)
+        return self._element_at_point(document, result)
 
-    def _element_at_point(self, handle: str, result: Mapping[str, Any]) -> ElementAtPoint:
+    @staticmethod
+    def _element_at_point(document: Document, result: Mapping[str, Any]) -> ElementAtPoint:
         local = result.get("key")
-        with self._lock:
-            known = self._documents.get(handle)
-        current = known is not None and self._contexts.committed(handle) == known[1]
-        key = f"{local}{KEY_SEPARATOR}{known[0]}" if isinstance(local, str) and known is not None and current else None
+        keys = document.keys if document.current else None
+        key = f"{local}{KEY_SEPARATOR}{keys}" if isinstance(local, str) and keys is not None else None
         within = result.get("within")
         around = result.get("context")
         return ElementAtPoint(

@@ -1,4 +1,5 @@
-"""The queue behind `drain_events`, and the small helpers every event handler shares.
+"""The queue behind `drain_events`, the clock of what the handlers keep, and the small helpers every event handler
+shares.
 
 Handlers of several domains (tabs, downloads, dialogs, the URL guard) report into one queue, all from the BiDi
 dispatcher thread, so the queue keeps the order the browser sent the events in.
@@ -6,19 +7,15 @@ dispatcher thread, so the queue keeps the order the browser sent the events in.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from browser_toolset.driver_errors import TabGone
 from browser_toolset.values import DriverEvent
 
-if TYPE_CHECKING:
-    from .contexts import Contexts
-
-__all__ = ["MAX_BUFFERED", "MAX_ENTRY_CHARS", "EventQueue", "TabEntries", "as_dict", "clip", "timestamp"]
+__all__ = ["MAX_BUFFERED", "MAX_ENTRY_CHARS", "Changes", "EventQueue", "as_dict", "clip", "timestamp"]
 
 MAX_BUFFERED = 1000
 """Console and network entries kept per tab between drains; the oldest go first. A chatty page must not grow the
@@ -59,50 +56,43 @@ class EventQueue:
         return events
 
 
-class _Stamped(Protocol):
+class Changes:
+    """One lock and one clock for what the handlers keep about browsing contexts, their documents and navigations
+    (`Documents`, `Contexts`). A handler changes that state under the lock and ticks the clock, which wakes every
+    waiter: a wait sees documents and navigations change together, and wakes for a change in either.
+
+    The clock (`seq`) orders changes: note it before an action to tell what the action started."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._counter = itertools.count(1)
+        self._seq = 0
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._lock.release()
+
     @property
-    def timestamp(self) -> float: ...
-
-
-E = TypeVar("E", bound=_Stamped)
-
-
-class TabEntries(Generic[E]):
-    """Per tab, the log entries (console lines, requests) since the last drain, at most `MAX_BUFFERED` each, the
-    oldest going first. Written from the BiDi dispatcher thread, drained by calls: thread-safe."""
-
-    def __init__(self, contexts: Contexts) -> None:
-        self._contexts = contexts
-        self._lock = threading.Lock()
-        self._buffers: dict[str, deque[E]] = {}
-
-    def add(self, tab: str, entry: E) -> None:
+    def seq(self) -> int:
         with self._lock:
-            self._buffers.setdefault(tab, deque(maxlen=MAX_BUFFERED)).append(entry)
+            return self._seq
 
-    def replace(self, tab: str, old: E, new: E) -> bool:
-        """Put `new` where `old` still waits to be drained; False when `old` was drained (or dropped) already."""
-        with self._lock:
-            buffer = self._buffers.get(tab)
-            for index, entry in enumerate(buffer or ()):
-                if entry is old and buffer is not None:
-                    buffer[index] = new
-                    return True
-        return False
+    def tick(self) -> int:
+        """A new sequence number, with waiters woken. Call under the lock."""
+        self._seq = next(self._counter)
+        self._changed.notify_all()
+        return self._seq
 
-    def forget_contexts(self, handles: Iterable[str]) -> None:
+    def wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait until `predicate()` (evaluated under the lock) holds; False on timeout."""
+        deadline = time.monotonic() + timeout
         with self._lock:
-            for handle in handles:
-                self._buffers.pop(handle, None)
-
-    def drain(self, handle: str) -> list[E]:
-        """The tab's entries since the previous drain, oldest first."""
-        self._contexts.settle(1.0)
-        with self._lock:
-            buffer = self._buffers.get(handle)
-            entries = list(buffer or ())
-            if buffer is not None:
-                buffer.clear()
-        if not self._contexts.is_tab(handle):
-            raise TabGone(handle)
-        return sorted(entries, key=lambda entry: entry.timestamp)
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._changed.wait(min(remaining, 0.25))
+            return True

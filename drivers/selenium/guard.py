@@ -25,6 +25,7 @@ from browser_toolset.values import NavigationBlocked
 
 from .connection import JSON, BidiConnection, BidiError, Handler
 from .contexts import Contexts
+from .documents import Documents
 from .events import EventQueue, as_dict, clip
 
 __all__ = ["UrlGuard"]
@@ -42,8 +43,11 @@ _PAST_START = ("committed", "domContentLoaded", "load", "failed", "aborted", "do
 class UrlGuard:
     """Applies the guard the executor installs (`set`); until then every URL loads. Thread-safe."""
 
-    def __init__(self, connection: BidiConnection, contexts: Contexts, events: EventQueue) -> None:
+    def __init__(
+        self, connection: BidiConnection, documents: Documents, contexts: Contexts, events: EventQueue
+    ) -> None:
         self._conn = connection
+        self._documents = documents
         self._contexts = contexts
         self._events = events
         self._lock = threading.Lock()
@@ -91,16 +95,16 @@ class UrlGuard:
             self._undo_later(handle, record.navigation, url, top_level=True)
 
     def _navigation_started(self, params: JSON) -> None:
-        """Runs after `Contexts` has recorded the navigation (its handler is registered first)."""
+        """Runs after `Contexts` has recorded the navigation (its handler is registered before this one)."""
         handle = str(params.get("context"))
         url = str(params.get("url") or "")
-        if not self._contexts.exists(handle):
+        if not self._documents.exists(handle):
             return
         scheme = urlsplit(url).scheme.lower()
         if scheme in _EXEMPT_SCHEMES or self._verdict(url) is not False:
             return
         # The network intercept never sees this URL (data:, blob:, file: ...): undo the navigation instead.
-        top_level = self._contexts.is_tab(handle)
+        top_level = self._documents.is_tab(handle)
         if top_level:
             self._contexts.refuse(params, url)
             self._events.emit(NavigationBlocked(clip(url), handle))
@@ -120,7 +124,7 @@ class UrlGuard:
         record = self._contexts.navigation(navigation or "")
         if record is not None and record.stage == "failed":
             # A refused request fails its navigation, and the browser then shows an error page at the refused URL.
-            self._contexts.wait_error_page(handle, record.seq)
+            self._documents.wait_error_page(handle, record.seq)
         try:
             tree = self._conn.command("browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5)
         except BidiError:

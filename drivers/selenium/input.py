@@ -22,6 +22,7 @@ from browser_toolset.values import HoldOutcome, MouseButton, Point, Size
 
 from .connection import BidiConnection, BidiError
 from .contexts import Contexts
+from .documents import Documents
 from .errors import ContextGone, bidi_errors
 from .navigation import Navigator
 from .options import SeleniumConfig
@@ -61,6 +62,7 @@ class Input:
         self,
         connection: BidiConnection,
         config: SeleniumConfig,
+        documents: Documents,
         contexts: Contexts,
         tabs: Tabs,
         scripts: Scripts,
@@ -68,6 +70,7 @@ class Input:
     ) -> None:
         self._conn = connection
         self._config = config
+        self._documents = documents
         self._contexts = contexts
         self._tabs = tabs
         self._scripts = scripts
@@ -83,7 +86,7 @@ class Input:
     def perform(self, handle: str, actions: list[dict[str, Any]]) -> None:
         self._tabs.check(handle)
         with self._navigation.following(handle), bidi_errors("perform the input"):
-            self._contexts.command(handle, "input.performActions", {"context": handle, "actions": actions})
+            self._documents.command(handle, "input.performActions", {"context": handle, "actions": actions})
 
     # --- pointer --------------------------------------------------------------------------------------------------
 
@@ -104,7 +107,7 @@ class Input:
         since = self._contexts.seq
         with bidi_errors("perform the input"):
             actions = wheel_actions(point, self._config.viewport, delta_x, delta_y)
-            self._contexts.command(handle, "input.performActions", {"context": handle, "actions": actions})
+            self._documents.command(handle, "input.performActions", {"context": handle, "actions": actions})
         # Scrolling is asynchronous: let the page apply it before anything reads positions or captures. Chromium has
         # applied a wheel scroll by the next animation frame, Firefox by the second (measured: after one frame
         # Firefox still shows the old position). That round trip through the page is also the one a navigation the
@@ -149,7 +152,7 @@ class Input:
             session = self._cdp_sessions.get(handle)
         if session is None:
             try:
-                reply = self._contexts.command(handle, "goog:cdp.getSession", {"context": handle}, timeout=5)
+                reply = self._documents.command(handle, "goog:cdp.getSession", {"context": handle}, timeout=5)
             except ContextGone:
                 raise
             except BidiError:

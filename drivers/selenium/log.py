@@ -5,8 +5,9 @@ from __future__ import annotations
 from browser_toolset.values import ConsoleEntry
 
 from .connection import JSON, Handler
-from .contexts import Contexts
-from .events import TabEntries, as_dict, clip, timestamp
+from .documents import Documents
+from .entries import TabEntries
+from .events import as_dict, clip, timestamp
 
 __all__ = ["ConsoleLog"]
 
@@ -25,9 +26,9 @@ _LEVELS: dict[str, str] = {
 class ConsoleLog:
     """Per tab, the console entries since the last drain (a frame's go to its tab). Thread-safe."""
 
-    def __init__(self, contexts: Contexts) -> None:
-        self._contexts = contexts
-        self._entries: TabEntries[ConsoleEntry] = TabEntries(contexts)
+    def __init__(self, documents: Documents) -> None:
+        self._documents = documents
+        self._entries: TabEntries[ConsoleEntry] = TabEntries(documents)
 
     def handlers(self) -> dict[str, Handler]:
         return {"log.entryAdded": self._entry_added}
@@ -40,9 +41,9 @@ class ConsoleLog:
         return self._entries.drain(handle)
 
     def _entry_added(self, params: JSON) -> None:
-        if self._contexts.is_title_report(params):
+        if self._documents.is_title_report(params):
             return  # the driver's own title watch, not the page's
-        top = self._contexts.top_of(as_dict(params.get("source")).get("context"))
+        top = self._documents.top_of(as_dict(params.get("source")).get("context"))
         if top is None:
             return
         method = str(params.get("method") or "")

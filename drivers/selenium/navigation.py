@@ -17,6 +17,7 @@ from browser_toolset.values import HistoryAction, NavigationOutcome
 
 from .connection import BidiError, BidiTimeout
 from .contexts import TERMINAL, Contexts, NavRecord
+from .documents import Documents
 from .errors import bidi_errors
 from .options import SeleniumConfig
 from .script import Scripts
@@ -31,8 +32,11 @@ READABLE = ("domContentLoaded", "load", "failed", "aborted", "download")
 class Navigator:
     """`navigate` and `history`, and the waits every call that may navigate a tab shares."""
 
-    def __init__(self, config: SeleniumConfig, contexts: Contexts, tabs: Tabs, scripts: Scripts) -> None:
+    def __init__(
+        self, config: SeleniumConfig, documents: Documents, contexts: Contexts, tabs: Tabs, scripts: Scripts
+    ) -> None:
         self._config = config
+        self._documents = documents
         self._contexts = contexts
         self._tabs = tabs
         self._scripts = scripts
@@ -47,7 +51,7 @@ class Navigator:
         with bidi_errors(f"load {url}", failure=NavigationFailed):
             for attempt in range(2):
                 try:
-                    reply = self._contexts.command(handle, "browsingContext.navigate", params, timeout=timeout)
+                    reply = self._documents.command(handle, "browsingContext.navigate", params, timeout=timeout)
                     break
                 except BidiTimeout:
                     return self._late_outcome(handle, url, since, timeout)
@@ -59,7 +63,7 @@ class Navigator:
                         since = self._contexts.seq
                         continue
                     return self._failed_navigation(handle, url, since, exc)
-            self._contexts.settle(1.0)
+            self._documents.settle(1.0)
             record = self._contexts.navigation(str(reply.get("navigation") or ""))
             if record is not None and record.blocked_url:
                 raise self._blocked(handle, url, record.blocked_url)
@@ -75,7 +79,7 @@ class Navigator:
         delta = -1 if action == "back" else 1
         with bidi_errors(f"go {action}"):
             try:
-                self._contexts.command(
+                self._documents.command(
                     handle, "browsingContext.traverseHistory", {"context": handle, "delta": delta}, timeout=timeout
                 )
             except BidiError as exc:
@@ -84,7 +88,7 @@ class Navigator:
                 current, title = self._tabs.location(handle)
                 return NavigationOutcome(current, None, title)
             # The traversal returns once it has started; a cross-document one then loads like any navigation.
-            self._contexts.settle(1.0)
+            self._documents.settle(1.0)
             records = self._contexts.navigations_since(handle, since)
             if not records:
                 records = self._contexts.wait_navigations(handle, since, bool, 0.2)
@@ -95,7 +99,7 @@ class Navigator:
                     return self._late_outcome(handle, f"the {action} page", since, timeout)
                 record = self._contexts.navigation(record.navigation) or record
                 if record.stage == "failed":
-                    self._contexts.wait_error_page(handle, record.seq)
+                    self._documents.wait_error_page(handle, record.seq)
                 status = record.status
             current, title = self._tabs.location(handle)
         return NavigationOutcome(current, status, title)
@@ -105,14 +109,14 @@ class Navigator:
         timeout = self._config.navigation_timeout
         with bidi_errors("reload the page", failure=NavigationFailed):
             try:
-                reply = self._contexts.command(
+                reply = self._documents.command(
                     handle, "browsingContext.reload", {"context": handle, "wait": "complete"}, timeout=timeout
                 )
             except BidiTimeout:
                 return self._late_outcome(handle, "the reloaded page", since, timeout)
             except BidiError as exc:
                 return self._failed_navigation(handle, "the page", since, exc)
-            self._contexts.settle(1.0)
+            self._documents.settle(1.0)
             record = self._contexts.navigation(str(reply.get("navigation") or ""))
             current, title = self._tabs.location(handle)
         return NavigationOutcome(current, record.status if record else None, title)
@@ -131,7 +135,7 @@ class Navigator:
     def _late_outcome(self, handle: str, url: str, since: int, timeout: float) -> NavigationOutcome:
         """The navigation outlived its timeout. A page whose document is in, still loading some subresource, is
         usable; a page that never arrived is a failure."""
-        self._contexts.settle(1.0)
+        self._documents.settle(1.0)
         records = self._contexts.navigations_since(handle, since)
         record = records[-1] if records else None
         if record is not None and record.stage in ("domContentLoaded", "load"):
@@ -142,9 +146,9 @@ class Navigator:
     def _failed_navigation(self, handle: str, url: str, since: int, exc: BidiError) -> NavigationOutcome:
         """What a refused navigation command really meant: the guard stopped it, the URL was a file (a download
         is no failure), the tab closed, or it failed (`exc` is raised again for `bidi_errors` to word)."""
-        self._contexts.settle(1.0)
-        self._contexts.wait_error_page(handle, since)
-        if not self._contexts.is_tab(handle):
+        self._documents.settle(1.0)
+        self._documents.wait_error_page(handle, since)
+        if not self._documents.is_tab(handle):
             raise TabGone(handle) from exc
         records = self._contexts.navigations_since(handle, since)
         for record in records:
@@ -182,20 +186,20 @@ class Navigator:
         BiDi is relayed by its mapper, which announced an Enter submission after the reply three times in four."""
         started = self._contexts.navigations_since(handle, since, refused=False)
         if not started and (probed or self._config.family == "firefox"):
-            self._contexts.settle(1.0)
+            self._documents.settle(1.0)
             started = self._contexts.navigations_since(handle, since, refused=False)
         elif not started:
             # A navigation the input caused can be announced a few milliseconds after the input's reply: one round
             # trip through the page gives it that time.
             self._scripts.peek(handle, "0", timeout=2)
-            self._contexts.settle(1.0)
+            self._documents.settle(1.0)
             started = self._contexts.navigations_since(handle, since, refused=False)
         if started:
             self.wait_loaded(handle, started[-1], self._config.navigation_timeout, READABLE)
 
     def wait_settled(self, handle: str, timeout: float) -> None:
         """Wait for the tab's newest navigation (if one is under way) to load or end."""
-        self._contexts.settle(1.0)
+        self._documents.settle(1.0)
         latest = self._contexts.latest_navigation(handle)
         if latest is not None and latest.stage in ("started", "committed"):
             self.wait_loaded(handle, latest, timeout, READABLE)
@@ -224,8 +228,8 @@ class Navigator:
         latest = self._contexts.navigation(record.navigation) or record
         if latest.stage in stages or latest.stage in ("failed", "aborted", "download"):
             return True
-        while time.monotonic() < deadline and self._contexts.is_tab(handle):
+        while time.monotonic() < deadline and self._documents.is_tab(handle):
             if self._scripts.peek(handle, "document.readyState", timeout=2) == "complete":
                 return True
             time.sleep(0.05)
-        return not self._contexts.is_tab(handle)
+        return not self._documents.is_tab(handle)

@@ -11,8 +11,9 @@ import attrs
 from browser_toolset.values import NetworkEntry
 
 from .connection import JSON, Handler
-from .contexts import Contexts
-from .events import MAX_BUFFERED, TabEntries, as_dict, clip, timestamp
+from .documents import Documents
+from .entries import TabEntries
+from .events import MAX_BUFFERED, as_dict, clip, timestamp
 
 __all__ = ["NetworkLog"]
 
@@ -29,10 +30,10 @@ def _duration(timings: Mapping[str, Any]) -> float | None:
 class NetworkLog:
     """Per tab, the requests since the last drain (a frame's go to its tab). Thread-safe."""
 
-    def __init__(self, contexts: Contexts) -> None:
-        self._contexts = contexts
+    def __init__(self, documents: Documents) -> None:
+        self._documents = documents
         self._lock = threading.Lock()
-        self._entries: TabEntries[NetworkEntry] = TabEntries(contexts)
+        self._entries: TabEntries[NetworkEntry] = TabEntries(documents)
         self._request_started: dict[str, float] = {}
         self._open_entries: dict[str, NetworkEntry] = {}
         """Entries of responses that started but have not completed, by request id and redirect count."""
@@ -79,7 +80,7 @@ class NetworkLog:
 
     def _add(self, params: JSON, status: int | None, response: Mapping[str, Any], error: str, *, final: bool) -> None:
         """Add or complete the request's entry in its tab's buffer."""
-        top = self._contexts.top_of(params.get("context"))
+        top = self._documents.top_of(params.get("context"))
         if top is None:
             return
         request = as_dict(params.get("request"))

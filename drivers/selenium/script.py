@@ -14,7 +14,6 @@ import functools
 import importlib.resources
 import json
 import math
-import threading
 import time
 import zlib
 from collections.abc import Mapping, Sequence
@@ -22,15 +21,14 @@ from typing import Any
 
 from browser_toolset.driver_errors import DriverError
 
-from .connection import JSON, BidiError, BidiTimeout, Handler
-from .contexts import Contexts
+from .connection import JSON, BidiError, BidiTimeout
+from .documents import Documents
 from .errors import ContextGone, bidi_errors, context_lost
 
 __all__ = [
     "MAX_RENDERED_CHARS",
     "SANDBOX",
     "WALKER_MISSING",
-    "Realms",
     "Scripts",
     "decode",
     "encode",
@@ -137,54 +135,16 @@ def walker_call_declaration() -> str:
     )
 
 
-# --- realms -------------------------------------------------------------------------------------------------------
-
-
-class Realms:
-    """The realm of each context's current document, page and sandbox, as `script.realmCreated` announces them.
-    Chromium never answers a script command that targets a `window.open` popup by context until the popup navigates
-    again, while the same command targeting the realm works."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._realms: dict[tuple[str, str], str] = {}
-        """(context, sandbox name or "") -> the realm of the context's current document."""
-
-    def handlers(self) -> dict[str, Handler]:
-        return {"script.realmCreated": self._created, "script.realmDestroyed": self._destroyed}
-
-    def realm_for(self, handle: str, sandbox: str) -> str | None:
-        """The realm of `handle`'s current document (its page realm, or the named sandbox), when announced."""
-        with self._lock:
-            return self._realms.get((handle, sandbox))
-
-    def forget(self, realm: object) -> None:
-        with self._lock:
-            self._realms = {key: value for key, value in self._realms.items() if value != realm}
-
-    def forget_contexts(self, handles: frozenset[str]) -> None:
-        with self._lock:
-            self._realms = {key: value for key, value in self._realms.items() if key[0] not in handles}
-
-    def _created(self, params: JSON) -> None:
-        if params.get("type") != "window" or not params.get("context") or not params.get("realm"):
-            return
-        with self._lock:
-            self._realms[(str(params["context"]), str(params.get("sandbox") or ""))] = str(params["realm"])
-
-    def _destroyed(self, params: JSON) -> None:
-        self.forget(params.get("realm"))
-
-
 # --- calls --------------------------------------------------------------------------------------------------------
 
 
 class Scripts:
-    """`script.evaluate` and `script.callFunction` in a tab, addressed by realm where the browser announced one."""
+    """`script.evaluate` and `script.callFunction` in a tab, addressed to the realm of the tab's document where it is
+    known. Chromium never answers a script command that targets a `window.open` popup by context until the popup
+    navigates again, while the same command targeting the realm works."""
 
-    def __init__(self, contexts: Contexts, realms: Realms) -> None:
-        self._contexts = contexts
-        self._realms = realms
+    def __init__(self, documents: Documents) -> None:
+        self._documents = documents
 
     def run(
         self,
@@ -196,23 +156,21 @@ class Scripts:
         timeout: float | None = None,
         realm: str | None = None,
     ) -> JSON:
-        """`method` in the tab's page realm or the driver's sandbox, targeting the realm by id when the browser
-        announced it (see `Realms`) or the caller names it (`realm`), else by context. Raises `BidiError`."""
-        realm = realm or self._realms.realm_for(handle, SANDBOX if sandbox else "")
+        """`method` in the tab's page realm or the driver's sandbox, targeting the realm by id when the tab's document
+        knows it (`Document.realm`) or the caller names it (`realm`), else by context. Raises `BidiError`."""
+        if realm is None:
+            document = self._documents.for_context(handle)
+            realm = document.realm(SANDBOX if sandbox else "") if document is not None else None
         if realm is not None:
             try:
-                return self._contexts.command(handle, method, {**params, "target": {"realm": realm}}, timeout=timeout)
+                return self._documents.command(handle, method, {**params, "target": {"realm": realm}}, timeout=timeout)
             except (BidiTimeout, ContextGone):
                 raise
             except BidiError:
                 # The document (and its realm) went away between the announcement and the call.
-                self._realms.forget(realm)
+                self._documents.forget_realm(realm)
         target = {"context": handle, "sandbox": SANDBOX} if sandbox else {"context": handle}
-        return self._contexts.command(handle, method, {**params, "target": target}, timeout=timeout)
-
-    def realm_for(self, handle: str) -> str | None:
-        """The sandbox realm of the tab's current document, when the browser announced it."""
-        return self._realms.realm_for(handle, SANDBOX)
+        return self._documents.command(handle, method, {**params, "target": target}, timeout=timeout)
 
     def peek(
         self, handle: str, expression: str, *, timeout: float, await_promise: bool = False, sandbox: bool = True
@@ -233,7 +191,7 @@ class Scripts:
             value = self.peek(handle, "document.title", timeout=3, sandbox=False)
             if isinstance(value, str):
                 return value
-            if not self._contexts.is_tab(handle):
+            if not self._documents.is_tab(handle):
                 break
             time.sleep(0.05)
         return ""

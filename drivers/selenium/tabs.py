@@ -20,10 +20,12 @@ from browser_toolset.values import Capture, Rect, Size, TabInfo
 
 from .capture import ScaledCapture
 from .connection import BidiConnection, BidiError, BidiTimeout
-from .contexts import Contexts, title_watch
+from .contexts import Contexts
+from .documents import Documents
 from .errors import GONE_ERRORS, ContextGone, bidi_errors
 from .options import SeleniumConfig
 from .script import Scripts
+from .titles import title_watch
 
 __all__ = ["POPUP_PROBE_SECONDS", "Tabs"]
 
@@ -48,10 +50,16 @@ class Tabs:
     """The tabs the driver reports, and the one it considers active. Thread-safe."""
 
     def __init__(
-        self, connection: BidiConnection, config: SeleniumConfig, contexts: Contexts, scripts: Scripts
+        self,
+        connection: BidiConnection,
+        config: SeleniumConfig,
+        documents: Documents,
+        contexts: Contexts,
+        scripts: Scripts,
     ) -> None:
         self._conn = connection
         self._config = config
+        self._documents = documents
         self._contexts = contexts
         self._scripts = scripts
         self._lock = threading.Lock()
@@ -63,7 +71,7 @@ class Tabs:
         self._scrollbars_overlay = config.family == "chromium"
         self._capture_lock = threading.Lock()
         """One capture at a time: a full capture must not see the ratio a zoom capture raised."""
-        self._scaled = ScaledCapture(connection, contexts, self._viewport_params, config.command_timeout)
+        self._scaled = ScaledCapture(connection, documents, self._viewport_params, config.command_timeout)
 
     def start(self, handles: Iterable[str]) -> None:
         """Size the tabs the session started with; the first is the active one."""
@@ -76,10 +84,10 @@ class Tabs:
             self._set_active(handles[0])
 
     def _watch_titles(self) -> None:
-        """Install the title watch in every new document (see `contexts.title_watch`); without it, listing tabs
+        """Install the title watch in every new document (see `titles.title_watch`); without it, listing tabs
         reads each title with a round trip."""
         # The page's own realm: a title is the page's to set, and the watch defines no global the page could see.
-        params = {"functionDeclaration": title_watch(self._contexts.title_marker)}
+        params = {"functionDeclaration": title_watch(self._documents.title_marker)}
         try:
             self._conn.command("script.addPreloadScript", params)
         except BidiError as exc:
@@ -89,9 +97,9 @@ class Tabs:
 
     def check(self, handle: str) -> None:
         """Raise `TabGone` unless `handle` is an open tab the driver reports; wait until it is ready for commands."""
-        if self._is_parked(handle) or not self._contexts.is_tab(handle):
-            self._contexts.settle(0.5)
-            if self._is_parked(handle) or not self._contexts.is_tab(handle):
+        if self._is_parked(handle) or not self._documents.is_tab(handle):
+            self._documents.settle(0.5)
+            if self._is_parked(handle) or not self._documents.is_tab(handle):
                 raise TabGone(handle)
         with self._lock:
             checking = self._unsettled.get(handle)
@@ -122,7 +130,7 @@ class Tabs:
         that does not answer is reloaded, which brings it back."""
         try:
             self._contexts.wait_first_page(handle, self._config.navigation_timeout)
-            if not self._contexts.is_tab(handle):
+            if not self._documents.is_tab(handle):
                 return
             probe = {"expression": "0", "target": {"context": handle}, "awaitPromise": False}
             try:
@@ -156,7 +164,7 @@ class Tabs:
     def apply_viewport(self, handle: str) -> None:
         """Set the viewport and wait for it: the next capture must already have the exact size. Raises
         `BidiError`."""
-        self._contexts.command(handle, "browsingContext.setViewport", self._viewport_params(handle))
+        self._documents.command(handle, "browsingContext.setViewport", self._viewport_params(handle))
         if self._scrollbars_overlay:
             try:
                 # Classic scrollbars take 15 px from the layout viewport; overlay ones keep the page CSS width.
@@ -170,8 +178,8 @@ class Tabs:
     # --- listing and switching ------------------------------------------------------------------------------------
 
     def listing(self) -> list[TabInfo]:
-        self._contexts.settle(0.5)
-        handles = [handle for handle in self._contexts.tabs() if not self._is_parked(handle)]
+        self._documents.settle(0.5)
+        handles = [handle for handle in self._documents.tabs() if not self._is_parked(handle)]
         known = [self._contexts.location(handle) for handle in handles]
         if handles and all(location is not None for location in known):
             # The common case: every tab's URL and title are known from events, no round trip needed.
@@ -197,8 +205,8 @@ class Tabs:
         return infos
 
     def active(self) -> str | None:
-        self._contexts.settle(0.5)
-        visible = [h for h in self._contexts.tabs() if not self._is_parked(h)]
+        self._documents.settle(0.5)
+        visible = [h for h in self._documents.tabs() if not self._is_parked(h)]
         popup = self._contexts.take_popup()
         with self._lock:
             if popup is not None and popup in visible:
@@ -223,7 +231,7 @@ class Tabs:
         with bidi_errors("open a tab"):
             if parked is not None:
                 handle = parked
-                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+                self._documents.command(handle, "browsingContext.activate", {"context": handle})
             else:
                 reply = self._conn.command("browsingContext.create", {"type": "tab"})
                 handle = str(reply["context"])
@@ -232,9 +240,9 @@ class Tabs:
         self._set_active(handle)
         if parked is not None:
             self._navigate_blank(handle)
-        self._contexts.settle(0.5)
+        self._documents.settle(0.5)
         if not self._contexts.navigations_since(handle, 0):
-            self._contexts.assume_blank(handle)
+            self._documents.assume_blank(handle)
         return handle
 
     def _unpark(self) -> str | None:
@@ -242,13 +250,13 @@ class Tabs:
         with self._lock:
             while self._parked:
                 handle = self._parked.pop()
-                if self._contexts.is_tab(handle):
+                if self._documents.is_tab(handle):
                     return handle
         return None
 
     def _navigate_blank(self, handle: str) -> None:
         try:
-            self._contexts.command(
+            self._documents.command(
                 handle, "browsingContext.navigate", {"context": handle, "url": "about:blank", "wait": "complete"}
             )
         except BidiError:
@@ -257,12 +265,12 @@ class Tabs:
     def activate(self, handle: str) -> None:
         self.check(handle)
         with bidi_errors("activate the tab"):
-            self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+            self._documents.command(handle, "browsingContext.activate", {"context": handle})
         self._set_active(handle)
 
     def close(self, handle: str) -> None:
         self.check(handle)
-        others = [h for h in self._contexts.tabs() if h != handle and not self._is_parked(h)]
+        others = [h for h in self._documents.tabs() if h != handle and not self._is_parked(h)]
         with self._lock:
             park = not others and not self._parked
         self._contexts.expect_close(handle)
@@ -275,13 +283,13 @@ class Tabs:
                     with self._lock:
                         self._parked.add(parked)
                     self._contexts.claim(parked)
-                self._contexts.command(handle, "browsingContext.close", {"context": handle, "promptUnload": False})
+                self._documents.command(handle, "browsingContext.close", {"context": handle, "promptUnload": False})
             except ContextGone:
                 pass  # gone before the reply came: closed, as asked
             except BidiError:
                 self._contexts.expect_close(handle, False)
                 raise
-        self._contexts.wait_closed(handle, 5.0)
+        self._documents.wait_closed(handle, 5.0)
         with self._lock:
             if self._active == handle:
                 self._active = None
@@ -290,13 +298,15 @@ class Tabs:
 
     def location(self, handle: str, *, title: bool = True) -> tuple[str, str]:
         """The tab's URL (as the browser reports it) and title; empty when the browser cannot say right now."""
-        self._contexts.settle(0.5)
+        self._documents.settle(0.5)
         known = self._contexts.location(handle)
         if known is not None:
             return known if title else (known[0], "")
         url = ""
         try:
-            tree = self._contexts.command(handle, "browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5)
+            tree = self._documents.command(
+                handle, "browsingContext.getTree", {"root": handle, "maxDepth": 0}, timeout=5
+            )
             contexts = tree.get("contexts") or []
             if contexts:
                 url = str(contexts[0].get("url") or "")
@@ -313,7 +323,9 @@ class Tabs:
         latest = self._contexts.latest_navigation(handle)
         if latest is not None and latest.stage == "started":
             value = self._scripts.peek(handle, "document.title", timeout=PENDING_TITLE_WAIT, sandbox=False)
-            return value if isinstance(value, str) else self._contexts.shown_title(handle) or ""
+            # The document the events last told of is still the one shown: its title is the one to give.
+            shown = self._documents.for_context(handle)
+            return value if isinstance(value, str) else (shown.title if shown is not None else None) or ""
         return self._scripts.title(handle)
 
     # --- capture --------------------------------------------------------------------------------------------------
@@ -354,18 +366,18 @@ class Tabs:
                 previous = self._active
             switched = previous != handle
             if switched:
-                self._contexts.command(handle, "browsingContext.activate", {"context": handle})
+                self._documents.command(handle, "browsingContext.activate", {"context": handle})
             try:
                 yield
             finally:
-                if switched and previous is not None and self._contexts.is_tab(previous):
+                if switched and previous is not None and self._documents.is_tab(previous):
                     try:
                         self._conn.command("browsingContext.activate", {"context": previous})
                     except BidiError:
                         log.debug("could not re-activate %s", previous, exc_info=True)
 
     def _screenshot(self, handle: str) -> bytes:
-        reply = self._contexts.command(
+        reply = self._documents.command(
             handle,
             "browsingContext.captureScreenshot",
             {"context": handle, "origin": "viewport"},
