@@ -1,136 +1,115 @@
-"""The conversation of a run and how each Messages request carries it, on the API's message threads or without.
+"""The conversation as the drivers send it: on one of the SDK's message threads, or whole with every request.
 
-With threads, the first request is a `thread: {"type": "create"}` with the whole history, `system` and `tools`; the
-server keeps the conversation under the reply's `id`, and each later request is a `thread: {"type": "continue",
-"previous_message_id": ...}` with only the messages added since that reply and neither `system` nor `tools` (the
-thread keeps the ones it was created with). A rewritten history (older images replaced) cannot be continued, so it
-starts a new thread. Without threads every request carries the whole history.
+The SDK's message threads carry the thread protocol (the first request creates the thread, each later one continues
+it with only the new messages) and recover from the server's refusals (a lost thread is replayed under a new one,
+and a request the server cannot thread goes on without a thread, which `continue_unthreaded` asks for), so none of
+that is done here. A thread's history cannot be rewritten: a rewrite (older images replaced) starts a new thread
+from the old one's `params`, whose first request creates it with the whole rewritten history. Without threads (for
+clients that have none, or `threads=False`) each request carries the whole history, kept here.
 
-The server's refusals of a thread are recovered from the way the SDK's message threads recover: a thread it lost or
-that was continued elsewhere (`thread_not_found`, `thread_already_continued`, `thread_continue_in_flight`) is replaced
-by a new one carrying the whole history, and if the thread that replaced a lost one is lost again at once, or the
-server cannot thread the request at all (`thread_unsupported_request`), the run goes on without threads.
-
-Nothing here sends anything: `request()` says what to send next, `record()` takes the reply."""
+`Conversation` and `AsyncConversation` differ only in `send`; what a turn adds or rewrites is the flow's
+`SendTurn`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Generic, TypeVar, cast
 
-from anthropic import APIStatusError
-from anthropic.types.beta import BetaMessage
+import anthropic
+from anthropic.lib.threads import BetaAsyncMessageThread, BetaMessageThread
+from anthropic.types.beta import BetaMessage, BetaMessageParam
 
-__all__ = ["THREADS_BETA", "Conversation"]
+from ..executor.sdk_surface import supports_message_threads
+from .flow import SendTurn
 
-THREADS_BETA: Final = "message-threads-2026-08-12"
-"""The beta a request must name to carry a `thread` field."""
+__all__ = ["AsyncConversation", "Conversation"]
 
-CREATE_ONLY_FIELDS: Final = ("system", "tools")
-"""Fields the server takes from the thread on a `continue`, and rejects if the request repeats them."""
-
-REPLAY_CODES: Final = ("thread_not_found", "thread_already_continued", "thread_continue_in_flight")
-"""Thread refusals that a new thread with the whole history recovers from."""
-
-Threading = Literal["threaded", "unthreaded", "off"]
+ThreadT = TypeVar("ThreadT", BetaMessageThread[None], BetaAsyncMessageThread[None])
 
 
-class Conversation:
-    """The history of a run, which part of it the server holds, and the request that sends the rest.
+def _params(messages: Sequence[Mapping[str, Any]]) -> list[BetaMessageParam]:
+    """The flow's messages as the SDK types them (plain dicts, and Claude's replies as the SDK returned them)."""
+    return cast("list[BetaMessageParam]", list(messages))
 
-    `fields` are every request field except `messages`; `threads` says whether to use message threads."""
 
-    def __init__(self, fields: Mapping[str, Any], prompt: str, *, threads: bool) -> None:
+class _History(Generic[ThreadT]):
+    """What the sync and async conversations share: the thread, or the whole history when there is none.
+
+    `fields` are every request field except `messages`; with `threads`, a thread is made from them at once."""
+
+    def __init__(
+        self, client: anthropic.Anthropic | anthropic.AsyncAnthropic, fields: Mapping[str, Any], *, threads: bool
+    ) -> None:
+        if threads and not supports_message_threads(client):
+            # The SDK would refuse the thread too; this says what to do instead.
+            raise anthropic.AnthropicError(
+                f"message threads are not available on {type(client).__name__}; pass threads=False to send the whole "
+                "history with every request"
+            )
         self._fields = dict(fields)
-        self._messages: list[Mapping[str, Any]] = [{"role": "user", "content": prompt}]
-        self._threading: Threading = "threaded" if threads else "off"
-        self._previous_id: str | None = None
-        self._held = 0
-        self._replaces_lost_thread = False
+        self._messages: list[BetaMessageParam] = []
+        self._thread: ThreadT | None = None
+        if threads:
+            self._thread = self._new_thread({**fields, "unsupported_request_behavior": "continue_unthreaded"})
 
-    @property
-    def messages(self) -> list[Mapping[str, Any]]:
-        """The whole history, Claude's replies included (as the SDK returned them), in a new list."""
-        return list(self._messages)
+    def _new_thread(self, params: Mapping[str, Any]) -> ThreadT:
+        raise NotImplementedError
 
-    @property
-    def threaded(self) -> bool:
-        """Whether requests still carry a `thread` field."""
-        return self._threading == "threaded"
-
-    def request(self) -> dict[str, Any]:
-        """The keyword arguments of the next `client.beta.messages.create()` call."""
-        if not self.threaded:
-            return {**self._fields, "messages": list(self._messages)}
-        betas = list(self._fields.get("betas") or ())
-        params: dict[str, Any] = {**self._fields, "betas": betas if THREADS_BETA in betas else [*betas, THREADS_BETA]}
-        headers = params.get("extra_headers")
-        if isinstance(headers, Mapping) and isinstance(headers.get("anthropic-beta"), str):
-            # A caller's `anthropic-beta` header replaces the one built from `betas`, so the beta goes in it too.
-            named = [beta.strip() for beta in headers["anthropic-beta"].split(",")]
-            if THREADS_BETA not in named:
-                params["extra_headers"] = {**headers, "anthropic-beta": ",".join([*named, THREADS_BETA])}
-        if self._previous_id is None:
-            return {**params, "messages": list(self._messages), "thread": {"type": "create"}}
-        for field in CREATE_ONLY_FIELDS:
-            params.pop(field, None)
-        # After a `pause_turn` reply nothing is new: the server resumes the turn it holds from an empty `messages`.
-        new = self._messages[self._held :]
-        return {**params, "messages": new, "thread": {"type": "continue", "previous_message_id": self._previous_id}}
-
-    def record(self, reply: BetaMessage) -> None:
-        """Take Claude's reply to the last request: the next request continues from it."""
-        continued = self._previous_id is not None
-        self._messages.append({"role": reply.role, "content": reply.content})
-        if not self.threaded:
-            return
-        if reply.stop_reason == "refusal":
-            # The server may hold the refused turn, so nothing continues from it.
-            self._new_thread()
-            return
-        self._previous_id = reply.id
-        self._held = len(self._messages)
-        if continued:
-            self._replaces_lost_thread = False
-        if any(getattr(part, "type", None) == "fallback_message" for part in reply.usage.iterations or ()):
-            # The server keeps no turn that a fallback model wrote.
-            self._new_thread()
-
-    def append(self, message: Mapping[str, Any]) -> None:
-        """Add a message for the next request."""
-        self._messages.append(message)
-
-    def rewrite(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """Replace the history; a thread cannot be rewritten, so the next request starts a new one."""
-        self._messages = list(messages)
-        self._new_thread()
-
-    def recovers_from(self, error: APIStatusError) -> bool:
-        """Whether the last request is to be sent again (as `request()` now builds it) because `error` is a thread
-        refusal this conversation has adjusted to."""
-        code = _error_details(error).get("error_code")
-        if code in REPLAY_CODES and self.threaded and self._previous_id is not None:
-            if code == "thread_not_found" and self._replaces_lost_thread:
-                # Lost again right after a replay: the server may be unable to keep the conversation.
-                self._threading = "unthreaded"
+    def _stage(self, turn: SendTurn) -> None:
+        """Take what `turn` rewrites and adds, for the request that sends it."""
+        if turn.rewrite is not None:
+            if self._thread is not None:
+                self._thread = self._new_thread({**self._thread.params, "messages": _params(turn.rewrite)})
             else:
-                self._new_thread()
-                self._replaces_lost_thread = code == "thread_not_found"
-            return True
-        if code == "thread_unsupported_request" and self.threaded:
-            self._threading = "unthreaded"
-            return True
-        return False
+                self._messages = _params(turn.rewrite)
+        if self._thread is not None:
+            self._thread.append(*_params(turn.messages))
+        else:
+            self._messages += _params(turn.messages)
 
-    def _new_thread(self) -> None:
-        self._previous_id = None
-        self._held = 0
-        self._replaces_lost_thread = False
+    def _unthreaded_request(self) -> dict[str, Any]:
+        return {**self._fields, "messages": list(self._messages)}
+
+    def _unthreaded_reply(self, reply: BetaMessage) -> BetaMessage:
+        self._messages.append({"role": reply.role, "content": reply.content})
+        return reply
 
 
-def _error_details(error: APIStatusError) -> Mapping[str, Any]:
-    """The `error.details` object of the response body, or an empty one when the body has none."""
-    body = error.body
-    inner = body.get("error") if isinstance(body, Mapping) else None
-    details = inner.get("details") if isinstance(inner, Mapping) else None
-    return details if isinstance(details, Mapping) else {}
+class Conversation(_History[BetaMessageThread[None]]):
+    """The conversation on `anthropic.Anthropic`."""
+
+    def __init__(self, client: anthropic.Anthropic, fields: Mapping[str, Any], *, threads: bool) -> None:
+        self._client = client
+        super().__init__(client, fields, threads=threads)
+
+    def _new_thread(self, params: Mapping[str, Any]) -> BetaMessageThread[None]:
+        thread: BetaMessageThread[None] = self._client.beta.messages.thread(**params)
+        return thread
+
+    def send(self, turn: SendTurn) -> BetaMessage:
+        """Send `turn` and return Claude's reply."""
+        self._stage(turn)
+        if self._thread is not None:
+            return self._thread.send()
+        reply: BetaMessage = self._client.beta.messages.create(**self._unthreaded_request())
+        return self._unthreaded_reply(reply)
+
+
+class AsyncConversation(_History[BetaAsyncMessageThread[None]]):
+    """The conversation on `anthropic.AsyncAnthropic`."""
+
+    def __init__(self, client: anthropic.AsyncAnthropic, fields: Mapping[str, Any], *, threads: bool) -> None:
+        self._client = client
+        super().__init__(client, fields, threads=threads)
+
+    def _new_thread(self, params: Mapping[str, Any]) -> BetaAsyncMessageThread[None]:
+        thread: BetaAsyncMessageThread[None] = self._client.beta.messages.thread(**params)
+        return thread
+
+    async def send(self, turn: SendTurn) -> BetaMessage:
+        """Send `turn` and return Claude's reply."""
+        self._stage(turn)
+        if self._thread is not None:
+            return await self._thread.send()
+        reply: BetaMessage = await self._client.beta.messages.create(**self._unthreaded_request())
+        return self._unthreaded_reply(reply)

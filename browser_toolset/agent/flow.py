@@ -4,22 +4,25 @@
 clients drive an `auth_flow`; `run_task` and `arun_task` (`agent.run`) are the two drivers, one calling the client
 and the toolset directly and one with `await`. The steps and their answers:
 
-- `SendRequest(params)`: `client.beta.messages.create(**params)`; the answer is the reply (a `BetaMessage`).
+- `SendTurn(messages, rewrite)`: send one turn of the conversation (`agent.conversation`, on the SDK's message
+  threads): first make the history `rewrite` if it is given, then add `messages` and send; the answer is the reply
+  (a `BetaMessage`). The fields of every request but `messages` are `options.request_fields(tools)`.
 - `RunCall(call)`: `toolset.tool_result(call)`; the answer is the result.
 - `Emit(event)`: hand the event to `on_event`; the answer is `None`.
 - `Close()`: close the toolset and its browser; the answer is `None`. Asked for once at the end of every run that
   ends with a result; a driver closes the toolset itself only when the flow raises instead.
 
 An exception raised while doing a step goes back in with `flow.throw(exc)`: Ctrl-C (`KeyboardInterrupt`) and API
-errors end the run with a result (after `Close`), a thread refusal the conversation recovers from is sent again, and
-anything else comes back out of `throw`. The flow returns the `RunResult` (as `StopIteration.value`).
+errors end the run with a result (after `Close`), and anything else comes back out of `throw`. The flow returns the
+`RunResult` (as `StopIteration.value`).
 
 What the loop does, once, here:
 
-- **The conversation** goes on the API's message threads (`agent.conversation`): each request after the first
-  carries only the new messages.
+- **The conversation** is kept here as data: what each turn adds, and when the history is rewritten. How it goes
+  out (a message thread that carries only the new messages, its recovery when the server loses it, or the whole
+  history without threads) is the SDK's, in the drivers.
 - **Image limits.** Before results go out, older images are replaced by placeholders when the conversation would
-  hold more than `max_images` (`agent.trimming`); that rewrite starts a new thread.
+  hold more than `max_images` (`agent.trimming`); that rewrites the history, which starts a new thread.
 - **Progress.** One event per browser call (member, target, outcome, time), Claude's text, and a final summary.
 - **Stopping.** At `max_turns` (the calls of a reply that would need one more turn are not run), on Ctrl-C and on an
   API error the run stops without raising, and the result says why it stopped.
@@ -32,7 +35,7 @@ What the loop does, once, here:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 import anthropic
@@ -40,20 +43,32 @@ import attrs
 from anthropic.types.beta import BetaMessage, BetaToolUseBlock
 
 from ..executor.batch import NOT_EXECUTED
-from .conversation import Conversation
 from .describe import describe_target, result_detail, shorten
 from .events import CallEvent, Event, ImagesOmitted, Outcome, RunResult, Summary, TextEvent
 from .options import LoopOptions
 from .trimming import count_images, omit_old_images
 
-__all__ = ["Close", "Emit", "RunCall", "SendRequest", "Step", "TaskFlow", "task_flow"]
+__all__ = ["Close", "Emit", "Message", "RunCall", "SendTurn", "Step", "TaskFlow", "task_flow"]
+
+
+Message = Mapping[str, Any]
+
+
+def _messages(messages: Sequence[Message]) -> tuple[Message, ...]:
+    return tuple(messages)
+
+
+def _rewrite(messages: Sequence[Message] | None) -> tuple[Message, ...] | None:
+    return None if messages is None else tuple(messages)
 
 
 @attrs.frozen
-class SendRequest:
-    """Send this Messages request: `client.beta.messages.create(**params)`; answer with the reply."""
+class SendTurn:
+    """Send one turn: make the history `rewrite` first if it is given (a message thread cannot be rewritten, so that
+    starts a new one), then add `messages` (none to resume a paused turn) and send; answer with the reply."""
 
-    params: Mapping[str, Any]
+    messages: tuple[Message, ...] = attrs.field(converter=_messages)
+    rewrite: tuple[Message, ...] | None = attrs.field(default=None, converter=_rewrite)
 
 
 @attrs.frozen
@@ -75,16 +90,14 @@ class Close:
     """Close the toolset and its browser; answer `None`."""
 
 
-Step = SendRequest | RunCall | Emit | Close
+Step = SendTurn | RunCall | Emit | Close
 TaskFlow = Generator[Step, object, RunResult]
 _Part = Generator[Step, object, Any]
 
 
-def task_flow(
-    task: str, tools: Mapping[str, Any], options: LoopOptions, *, clock: Callable[[], float] = time.monotonic
-) -> TaskFlow:
-    """The loop for `task` with the toolset declared by `tools` (its `to_dict()`); `clock` times calls and the run."""
-    return _Flow(options, clock).run(task, tools)
+def task_flow(task: str, options: LoopOptions, *, clock: Callable[[], float] = time.monotonic) -> TaskFlow:
+    """The loop for `task`; `clock` times calls and the run."""
+    return _Flow(options, clock).run(task)
 
 
 def _plain(value: Any) -> Any:
@@ -112,7 +125,7 @@ def _as_result(answer: object) -> Mapping[str, Any]:
 
 def _as_reply(answer: object) -> BetaMessage:
     if not isinstance(answer, BetaMessage):
-        raise TypeError(f"a SendRequest is answered with the reply, a BetaMessage, not {type(answer).__name__}")
+        raise TypeError(f"a SendTurn is answered with the reply, a BetaMessage, not {type(answer).__name__}")
     return answer
 
 
@@ -124,7 +137,7 @@ class _Flow:
         self.clock = clock
         self.started = clock()
         self.events: list[Event] = []
-        self.conversation: Conversation | None = None
+        self.messages: list[Message] = []
         self.turns = 0
         self.calls = 0
         self.errors = 0
@@ -136,13 +149,12 @@ class _Flow:
         self.stop_reason = "end_turn"
         self.error: str | None = None
 
-    def run(self, task: str, tools: Mapping[str, Any]) -> TaskFlow:
+    def run(self, task: str) -> TaskFlow:
         try:
             prompt = task
             if self.options.start_url is not None:
                 prompt = yield from self._open(task, self.options.start_url)
-            self.conversation = Conversation(self.options.request_fields(tools), prompt, threads=self.options.threads)
-            yield from self._converse(self.conversation)
+            yield from self._converse({"role": "user", "content": prompt})
         except KeyboardInterrupt:
             self.stop_reason = "interrupted"
         except anthropic.APIError as exc:
@@ -161,8 +173,7 @@ class _Flow:
             error=self.error,
         )
         yield from self._emit(summary)
-        messages = self.conversation.messages if self.conversation is not None else []
-        return RunResult(summary, tuple(_plain(messages)), self.final_text, tuple(self.events))
+        return RunResult(summary, tuple(_plain(self.messages)), self.final_text, tuple(self.events))
 
     def _emit(self, event: Event) -> _Part:
         self.events.append(event)
@@ -186,12 +197,15 @@ class _Flow:
         self.stop_reason = "max_turns"
         return True
 
-    def _converse(self, conversation: Conversation) -> _Part:
+    def _converse(self, prompt: Message) -> _Part:
+        turn = self._add([prompt])
         while not self._out_of_turns():
-            calls = yield from self._reply(conversation)
+            calls = yield from self._reply(turn)
             if calls is None:
                 return
             if not calls:
+                # After a `pause_turn` reply nothing is new: the server resumes the turn it holds.
+                turn = SendTurn(())
                 continue
             if self._out_of_turns():
                 return
@@ -206,28 +220,34 @@ class _Flow:
                     result = yield from self._run(call)
                     failed = bool(result.get("is_error"))
                     results.append(result)
-            history = [*conversation.messages, {"role": "user", "content": results}]
+            answer: Message = {"role": "user", "content": results}
             trimmed, omitted = omit_old_images(
-                history, turn=self.turns, max_images=self.options.max_images, keep=self.options.keep_images
+                [*self.messages, answer],
+                turn=self.turns,
+                max_images=self.options.max_images,
+                keep=self.options.keep_images,
             )
             if omitted:
                 yield from self._emit(ImagesOmitted(self.turns, omitted, count_images(trimmed)))
-                conversation.rewrite(trimmed)
+                turn = self._rewrite(trimmed[:-1], trimmed[-1:])
             else:
-                conversation.append(history[-1])
+                turn = self._add([answer])
 
-    def _reply(self, conversation: Conversation) -> _Part:
-        """Send the next request and account for the reply; returns the calls to answer, `[]` to resume a paused
-        turn, or `None` to stop."""
-        while True:
-            try:
-                reply = _as_reply((yield SendRequest(conversation.request())))
-            except anthropic.APIStatusError as error:
-                if conversation.recovers_from(error):
-                    continue
-                raise
-            break
-        conversation.record(reply)
+    def _add(self, messages: Sequence[Message]) -> SendTurn:
+        """The turn that adds `messages` to the history; they are in the transcript even if it is never answered."""
+        self.messages += messages
+        return SendTurn(messages)
+
+    def _rewrite(self, history: Sequence[Message], messages: Sequence[Message]) -> SendTurn:
+        """The turn that replaces the history with `history` and adds `messages` to it."""
+        self.messages = [*history, *messages]
+        return SendTurn(messages, rewrite=history)
+
+    def _reply(self, turn: SendTurn) -> _Part:
+        """Send `turn` and account for the reply; returns the calls to answer, `[]` to resume a paused turn, or
+        `None` to stop."""
+        reply = _as_reply((yield turn))
+        self.messages.append({"role": reply.role, "content": reply.content})
         self.turns += 1
         usage = reply.usage
         cached = usage.cache_read_input_tokens or 0

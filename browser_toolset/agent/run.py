@@ -3,7 +3,8 @@ for `AsyncAnthropic` and an async toolset (`AsyncBrowserToolset`).
 
 The SDK's tool runner is the simplest loop, but a long browser session needs what it leaves to the caller (image
 limits, progress, stopping cleanly), so this is our own loop. All of it is the I/O-free core in `agent.flow`; the two
-functions here only do what its steps ask, one directly and one with `await`."""
+functions here only do what its steps ask, one directly and one with `await`, and send the conversation on the SDK's
+message threads (`agent.conversation`)."""
 
 from __future__ import annotations
 
@@ -13,25 +14,14 @@ from typing import Any, cast
 import anthropic
 from anthropic.tools.browser import BetaAbstractBrowserToolset20260801, BetaAsyncAbstractBrowserToolset20260801
 
+from .conversation import AsyncConversation, Conversation
 from .events import Event, RunResult
-from .flow import Emit, RunCall, SendRequest, task_flow
+from .flow import Emit, RunCall, SendTurn, task_flow
 from .options import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL, LoopOptions
 from .printing import TerminalPrinter
 from .trimming import KEEP_IMAGES, MAX_IMAGES
 
 __all__ = ["arun_task", "run_task"]
-
-ClientT = anthropic.Anthropic | anthropic.AsyncAnthropic
-
-
-def _threads_checked(client: ClientT, options: LoopOptions) -> None:
-    """Refuse a client without message threads (Bedrock, Vertex, ...) unless the run goes without them."""
-    # The SDK's own check for its message threads, which such clients would refuse the same way.
-    if options.threads and not getattr(client, "_supports_message_threads", True):
-        raise anthropic.AnthropicError(
-            f"message threads are not available on {type(client).__name__}; pass threads=False to send the whole "
-            "history with every request"
-        )
 
 
 def _finished(stop: StopIteration) -> RunResult:
@@ -82,13 +72,13 @@ def run_task(
     closed = False
     try:
         api = client if client is not None else anthropic.Anthropic()
-        _threads_checked(api, options)
-        flow = task_flow(task, toolset.to_dict(), options)
+        conversation = Conversation(api, options.request_fields(toolset.to_dict()), threads=options.threads)
+        flow = task_flow(task, options)
         step = next(flow)
         while True:
             try:
-                if isinstance(step, SendRequest):
-                    answer: object = api.beta.messages.create(**step.params)
+                if isinstance(step, SendTurn):
+                    answer: object = conversation.send(step)
                 elif isinstance(step, RunCall):
                     answer = toolset.tool_result(step.call)
                 elif isinstance(step, Emit):
@@ -144,13 +134,13 @@ async def arun_task(
     closed = False
     try:
         api = client if client is not None else anthropic.AsyncAnthropic()
-        _threads_checked(api, options)
-        flow = task_flow(task, toolset.to_dict(), options)
+        conversation = AsyncConversation(api, options.request_fields(toolset.to_dict()), threads=options.threads)
+        flow = task_flow(task, options)
         step = next(flow)
         while True:
             try:
-                if isinstance(step, SendRequest):
-                    answer: object = await api.beta.messages.create(**step.params)
+                if isinstance(step, SendTurn):
+                    answer: object = await conversation.send(step)
                 elif isinstance(step, RunCall):
                     answer = await toolset.tool_result(step.call)
                 elif isinstance(step, Emit):

@@ -1,5 +1,7 @@
 """The loop's I/O-free core (`agent.flow.task_flow`), driven by hand: each step it yields is checked and answered
-with a scripted reply or result, the way `run_task` and `arun_task` answer it with the client and the toolset."""
+with a scripted reply or result, the way `run_task` and `arun_task` answer it with the SDK's message threads and the
+toolset. The core says what each turn adds and when it rewrites the history; how that goes out on a thread is the
+SDK's (tests/unit/test_agent_run.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,8 @@ import httpx2
 import pytest
 from anthropic.types.beta import BetaMessage
 
-from browser_toolset.agent.conversation import THREADS_BETA
 from browser_toolset.agent.events import CallEvent, ImagesOmitted, RunResult, Summary, TextEvent
-from browser_toolset.agent.flow import Close, Emit, RunCall, SendRequest, Step, TaskFlow, task_flow
+from browser_toolset.agent.flow import Close, Emit, RunCall, SendTurn, Step, TaskFlow, task_flow
 from browser_toolset.agent.options import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, LoopOptions
 
 TOOLS: Mapping[str, Any] = {"type": "browser_toolset_20260801", "name": "browser"}
@@ -33,7 +34,7 @@ class Ticks:
 
 
 def flow_for(task: str = "Look.", **options: Any) -> TaskFlow:
-    return task_flow(task, TOOLS, LoopOptions(**options), clock=Ticks())
+    return task_flow(task, LoopOptions(**options), clock=Ticks())
 
 
 def text(value: str) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def scripted(replies: Sequence[BetaMessage | BaseException], results: Mapping[st
     queue = list(replies)
 
     def answer(step: Step) -> object:
-        if isinstance(step, SendRequest):
+        if isinstance(step, SendTurn):
             return queue.pop(0)
         if isinstance(step, RunCall):
             return results[step.call.id]
@@ -108,8 +109,8 @@ def scripted(replies: Sequence[BetaMessage | BaseException], results: Mapping[st
     return answer
 
 
-def requests(steps: list[Step]) -> list[Mapping[str, Any]]:
-    return [step.params for step in steps if isinstance(step, SendRequest)]
+def turns_sent(steps: list[Step]) -> list[SendTurn]:
+    return [step for step in steps if isinstance(step, SendTurn)]
 
 
 def calls(steps: list[Step]) -> list[tuple[int, str, str, str]]:
@@ -127,18 +128,8 @@ def test_a_tool_use_turn_step_by_step() -> None:
     flow = flow_for(system="Be brief.")
 
     first = next(flow)
-    assert first == SendRequest(
-        {
-            "model": DEFAULT_MODEL,
-            "max_tokens": DEFAULT_MAX_TOKENS,
-            "tools": [dict(TOOLS)],
-            "system": "Be brief.",
-            "cache_control": CACHE,
-            "betas": [THREADS_BETA],
-            "messages": [{"role": "user", "content": "Look."}],
-            "thread": {"type": "create"},
-        }
-    )
+    assert first == SendTurn([{"role": "user", "content": "Look."}])
+    assert first.rewrite is None
     assert flow.send(reply(1, text("I'll look."), use("t1", "screenshot"))) == Emit(TextEvent(1, "I'll look."))
     step = flow.send(None)
     assert isinstance(step, RunCall)
@@ -146,17 +137,8 @@ def test_a_tool_use_turn_step_by_step() -> None:
 
     result = ok("t1", text("Took it.\nThe page shows a shop."), image(1))
     assert flow.send(result) == Emit(CallEvent(1, "screenshot", "", "ok", 1.0, "Took it."))
-    # The continue carries only the new results, and neither `system` nor `tools`.
-    assert flow.send(None) == SendRequest(
-        {
-            "model": DEFAULT_MODEL,
-            "max_tokens": DEFAULT_MAX_TOKENS,
-            "cache_control": CACHE,
-            "betas": [THREADS_BETA],
-            "messages": [{"role": "user", "content": [result]}],
-            "thread": {"type": "continue", "previous_message_id": "msg_1"},
-        }
-    )
+    # The next turn adds only the results: what came before is the history the driver's thread holds.
+    assert flow.send(None) == SendTurn([{"role": "user", "content": [result]}])
     assert flow.send(reply(2, text("A shop."), stop="end_turn")) == Emit(TextEvent(2, "A shop."))
     assert flow.send(None) == Close()
     last = flow.send(None)
@@ -198,16 +180,15 @@ def test_the_start_page_is_the_loops_own_call_and_the_prompt_says_how_it_went() 
     assert event == Emit(
         CallEvent(0, "navigate", "https://shop.test/", "error", 1.0, "Error: the host refused the connection.")
     )
-    request = flow.send(None)
-    assert isinstance(request, SendRequest)
-    assert "cache_control" not in request.params
-    assert request.params["messages"] == [
+    turn = flow.send(None)
+    assert isinstance(turn, SendTurn)
+    assert turn.messages == (
         {
             "role": "user",
             "content": "Read it.\n\n(The browser could not open https://shop.test/: "
             "Error: the host refused the connection.)",
-        }
-    ]
+        },
+    )
 
 
 # --- The batch rule ------------------------------------------------------------------------------------------------
@@ -235,7 +216,7 @@ def test_after_a_failed_call_the_turns_later_browser_calls_are_not_run() -> None
         (1, "calculator", "", "error"),
         (1, "find", '"cart"', "not_executed"),
     ]
-    sent = requests(steps)[1]["messages"][0]["content"]
+    sent = turns_sent(steps)[1].messages[0]["content"]
     assert sent[:2] == [results["t1"], results["t2"]]
     assert sent[2] == sent[4] | {"tool_use_id": "t3"}
     assert sent[4] == {
@@ -272,7 +253,7 @@ def test_the_turn_limit_stops_before_the_last_replys_calls_run() -> None:
     turns = [reply(1, use("t1", "screenshot")), reply(2, use("t2", "screenshot"))]
     steps, run = play(flow_for(max_turns=2), scripted(turns, {"t1": ok("t1", image(1))}))
 
-    assert [type(step) for step in steps] == [SendRequest, RunCall, Emit, SendRequest, Close, Emit]
+    assert [type(step) for step in steps] == [SendTurn, RunCall, Emit, SendTurn, Close, Emit]
     assert (run.stop_reason, run.turns, run.calls) == ("max_turns", 2, 1)
     assert run.messages[-1]["role"] == "assistant"
 
@@ -282,7 +263,7 @@ def test_ctrl_c_during_a_call_stops_the_run_and_still_closes() -> None:
         return KeyboardInterrupt() if isinstance(step, RunCall) else scripted([reply(1, use("t1", "wait"))])(step)
 
     steps, run = play(flow_for(), answer)
-    assert [type(step) for step in steps] == [SendRequest, RunCall, Close, Emit]
+    assert [type(step) for step in steps] == [SendTurn, RunCall, Close, Emit]
     assert (run.stop_reason, run.turns, run.calls) == ("interrupted", 1, 0)
 
 
@@ -305,16 +286,16 @@ def test_any_other_exception_comes_back_out_without_a_close() -> None:
 def test_a_wrong_answer_is_a_type_error_that_names_the_step() -> None:
     flow = flow_for()
     next(flow)
-    with pytest.raises(TypeError, match="a SendRequest is answered with the reply, a BetaMessage, not dict"):
+    with pytest.raises(TypeError, match="a SendTurn is answered with the reply, a BetaMessage, not dict"):
         flow.send({"content": []})
 
 
-def test_a_paused_turn_goes_on_from_an_empty_continue() -> None:
+def test_a_paused_turn_goes_on_from_a_turn_that_adds_nothing() -> None:
     turns = [reply(1, text("Thinking."), stop="pause_turn"), reply(2, text("Done."), stop="end_turn")]
     steps, run = play(flow_for(), scripted(turns))
-    assert requests(steps)[1]["messages"] == []
-    assert requests(steps)[1]["thread"] == {"type": "continue", "previous_message_id": "msg_1"}
+    assert turns_sent(steps)[1] == SendTurn(())
     assert (run.stop_reason, run.turns, run.final_text) == ("end_turn", 2, "Done.")
+    assert [message["role"] for message in run.messages] == ["user", "assistant", "assistant"]
 
 
 # --- Images --------------------------------------------------------------------------------------------------------
@@ -325,78 +306,72 @@ def looks(turns: int) -> tuple[list[BetaMessage], dict[str, object]]:
     return [*replies, reply(turns + 1, stop="end_turn")], {f"t{n}": ok(f"t{n}", image(n)) for n in range(1, turns + 1)}
 
 
-def test_older_images_are_replaced_in_a_batch_and_that_starts_a_new_thread() -> None:
+def test_older_images_are_replaced_in_a_batch_by_a_turn_that_rewrites_the_history() -> None:
     steps, run = play(flow_for(max_images=3, keep_images=1), scripted(*looks(5)))
 
     omitted = [s.event for s in steps if isinstance(s, Emit) and isinstance(s.event, ImagesOmitted)]
     assert omitted == [ImagesOmitted(turn=4, omitted=3, kept=1)]
-    sent = requests(steps)
-    assert [r["thread"]["type"] for r in sent] == ["create", "continue", "continue", "continue", "create", "continue"]
+    sent = turns_sent(steps)
+    assert [turn.rewrite is not None for turn in sent] == [False, False, False, False, True, False]
     rewrite = sent[4]
-    assert rewrite["tools"] == [dict(TOOLS)] and len(rewrite["messages"]) == 9
-    shown = [m["content"][0]["content"][0] for m in rewrite["messages"][2::2]]
+    # The rewritten history is everything before this turn's results, which are added as on any other turn.
+    assert len(rewrite.rewrite or ()) == 8
+    assert rewrite.messages == ({"role": "user", "content": [ok("t4", image(4))]},)
+    shown = [m["content"][0]["content"][0] for m in [*(rewrite.rewrite or ())[2::2], *rewrite.messages]]
     assert shown == [
         text("[screenshot omitted: 3 turns old]"),
         text("[screenshot omitted: 2 turns old]"),
         text("[screenshot omitted: 1 turn old]"),
         image(4),
     ]
-    assert sent[5]["thread"] == {"type": "continue", "previous_message_id": "msg_5"}
+    assert (rewrite.rewrite or ())[0] == {"role": "user", "content": "Look."}
+    assert [m["role"] for m in rewrite.rewrite or ()] == ["user", "assistant"] * 4
+    assert sent[5] == SendTurn([{"role": "user", "content": [ok("t5", image(5))]}])
     assert run.messages[2]["content"][0]["content"] == [text("[screenshot omitted: 3 turns old]")]
+    assert run.messages[-2] == sent[5].messages[0]
+
+
+def test_with_keep_images_zero_the_new_results_lose_their_image_too() -> None:
+    steps, _ = play(flow_for(max_images=1, keep_images=0), scripted(*looks(2)))
+    rewrite = turns_sent(steps)[2]
+    assert rewrite.rewrite is not None
+    assert rewrite.messages[0]["content"][0]["content"] == [text("[screenshot omitted: 0 turns old]")]
 
 
 def test_within_the_limit_no_image_is_touched() -> None:
     steps, run = play(flow_for(max_images=5, keep_images=1), scripted(*looks(5)))
     assert not any(isinstance(s, Emit) and isinstance(s.event, ImagesOmitted) for s in steps)
-    assert [r["thread"]["type"] for r in requests(steps)][1:] == ["continue"] * 5
+    assert all(turn.rewrite is None for turn in turns_sent(steps))
     assert run.messages[2]["content"][0]["content"] == [image(1)]
 
 
-# --- Message threads -----------------------------------------------------------------------------------------------
+# --- Message threads are the drivers' -----------------------------------------------------------------------------
 
 
-def test_without_threads_every_request_carries_the_whole_history_and_tools() -> None:
-    steps, _ = play(flow_for(threads=False), scripted(*looks(2)))
-    sent = requests(steps)
-    assert [len(r["messages"]) for r in sent] == [1, 3, 5]
-    assert all("thread" not in r and "betas" not in r and r["tools"] == [dict(TOOLS)] for r in sent)
+def test_the_core_takes_the_same_steps_with_or_without_threads() -> None:
+    """Threads only change how the drivers send a turn, so the core has no branch for them."""
+    with_threads, _ = play(flow_for(max_images=1, keep_images=0), scripted(*looks(3)))
+    without, _ = play(flow_for(max_images=1, keep_images=0, threads=False), scripted(*looks(3)))
+    assert without == with_threads
 
 
-def test_a_lost_thread_is_replayed_and_lost_again_the_run_goes_on_unthreaded() -> None:
-    turns, results = looks(3)
-    lost = api_error(404, "thread_not_found")
-    steps, run = play(flow_for(), scripted([turns[0], lost, turns[1], lost, turns[2], turns[3]], results))
-
-    sent = requests(steps)
-    assert [r.get("thread", {}).get("type") for r in sent] == ["create", "continue", "create", "continue", None, None]
-    assert len(sent[2]["messages"]) == 3 and "tools" in sent[2]
-    assert sent[3]["thread"] == {"type": "continue", "previous_message_id": "msg_2"}
-    assert "betas" not in sent[4] and len(sent[4]["messages"]) == 5
-    assert (run.stop_reason, run.turns, run.calls) == ("end_turn", 4, 3)
-
-
-def test_a_thread_continued_elsewhere_is_replayed_under_a_new_one() -> None:
+@pytest.mark.parametrize(
+    "error", [api_error(404, "thread_not_found"), api_error(400, "thread_unsupported_request")], ids=str
+)
+def test_a_thread_refusal_that_reaches_the_core_ends_the_run(error: anthropic.APIStatusError) -> None:
+    """The SDK's thread recovers from what it can; a refusal it raised anyway is an API error like any other."""
     turns, results = looks(2)
-    conflict = api_error(409, "thread_already_continued")
-    steps, _ = play(flow_for(), scripted([turns[0], conflict, *turns[1:]], results))
-    assert [r["thread"]["type"] for r in requests(steps)] == ["create", "continue", "create", "continue"]
+    steps, run = play(flow_for(), scripted([turns[0], error, *turns[1:]], results))
+    assert len(turns_sent(steps)) == 2
+    assert (run.stop_reason, run.error, run.turns) == ("api_error", str(error), 1)
 
 
-def test_a_request_the_server_cannot_thread_goes_on_without_a_thread() -> None:
-    unsupported = api_error(400, "thread_unsupported_request")
-    steps, run = play(flow_for(extra_params={"betas": ["b1"]}), scripted([unsupported, reply(1, stop="end_turn")]))
-    first, again = requests(steps)
-    assert (first["thread"], first["betas"]) == ({"type": "create"}, ["b1", THREADS_BETA])
-    assert "thread" not in again and again["betas"] == ["b1"]
-    assert run.stop_reason == "end_turn"
-
-
-def test_a_refused_turn_is_not_continued() -> None:
+def test_a_refused_turn_ends_the_run_with_the_refusal_in_the_transcript() -> None:
     turns, results = looks(1)
     refused = reply(2, text("I can't help with that."), stop="refusal")
     steps, run = play(flow_for(), scripted([turns[0], refused], results))
     assert run.stop_reason == "refusal" and run.messages[-1]["content"] == [text("I can't help with that.")]
-    assert len(requests(steps)) == 2
+    assert len(turns_sent(steps)) == 2
 
 
 # --- The options ---------------------------------------------------------------------------------------------------
@@ -407,6 +382,17 @@ def test_bad_limits_are_refused_when_the_options_are_built() -> None:
         LoopOptions(max_turns=0)
     with pytest.raises(ValueError, match=r"keep_images must be between 0 and max_images \(5\), not 6"):
         LoopOptions(max_images=5, keep_images=6)
+
+
+def test_the_request_fields_are_the_options_with_the_toolset() -> None:
+    assert LoopOptions(system="Be brief.").request_fields(TOOLS) == {
+        "model": DEFAULT_MODEL,
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "tools": [dict(TOOLS)],
+        "system": "Be brief.",
+        "cache_control": CACHE,
+    }
+    assert "cache_control" not in LoopOptions(cache=False).request_fields(TOOLS)
 
 
 def test_the_extra_params_are_copied_and_the_loops_own_fields_win() -> None:
