@@ -19,6 +19,16 @@ Conventions every method follows:
 - Methods act on the tab they are given even when it is not the active one, activating it first where the
   backend needs that, but never change which tab is active except through `activate_tab` and `open_tab`.
 
+Required and optional: every driver implements the methods of `REQUIRED_FEATURES` (tabs, navigation, capture,
+pointer and keyboard input, reads); `OPTIONAL_FEATURES` (console, network, downloads, dialogs, script evaluation,
+file setting, region capture) a driver may leave out. The required methods are abstract, so neither mypy nor Python
+lets a subclass that lacks one be instantiated, and `BrowserToolset` refuses a driver without them (one that does
+not subclass `Driver`) at construction, listing them. A driver that leaves an optional method out keeps the
+protocol's body, which raises `NotImplementedError` naming it; the members that need it are then reported to Claude
+as unavailable, as the SDK reports members a toolset does not implement. A method a driver has but its backend
+cannot serve at the moment raises `NotSupported` instead. Downloads and dialogs are events (`drain_events`), with no
+method of their own: a driver that cannot observe them reports none.
+
 Implementing it: subclass `Driver` explicitly (`class MyDriver(Driver): ...`), so that mypy checks every method's
 signature against this one, and import only this module, `values`, `driver_errors` and `key_names` (all four
 re-exported here). None of them imports the executor or the anthropic SDK. `tests/conformance/` (see
@@ -27,8 +37,11 @@ re-exported here). None of them imports the executor or the anthropic SDK. `test
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
+
+import attrs
 
 from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from .key_names import CANONICAL_KEYS, MODIFIERS
@@ -63,6 +76,10 @@ from .values import (
 __all__ = [
     "CANONICAL_KEYS",
     "MODIFIERS",
+    "OPTIONAL_FEATURES",
+    "OPTIONAL_METHODS",
+    "REQUIRED_FEATURES",
+    "REQUIRED_METHODS",
     "WHOLE_TREE",
     "AXNode",
     "AXSnapshot",
@@ -77,6 +94,7 @@ __all__ = [
     "DriverEvent",
     "ElementAtPoint",
     "ElementGone",
+    "Feature",
     "FormValue",
     "HistoryAction",
     "HoldOutcome",
@@ -95,7 +113,65 @@ __all__ = [
     "TabGone",
     "TabInfo",
     "TabOpened",
+    "implements",
+    "missing_methods",
 ]
+
+
+@attrs.frozen
+class Feature:
+    """One part of the protocol: its methods, and the events of `drain_events` it reports (for downloads and
+    dialogs, which have no method of their own)."""
+
+    name: str
+    methods: tuple[str, ...]
+    events: tuple[type, ...] = ()
+
+
+REQUIRED_FEATURES: tuple[Feature, ...] = (
+    Feature("tabs", ("list_tabs", "open_tab", "activate_tab", "close_tab", "drain_events", "close")),
+    Feature("navigation", ("set_url_guard", "navigate", "history")),
+    Feature("capture", ("viewport", "capture")),
+    Feature("pointer input", ("click", "move", "mouse_down", "mouse_up", "drag", "wheel", "scroll_into_view")),
+    Feature("keyboard input", ("type_text", "press_keys", "hold_keys", "set_value")),
+    Feature("reads", ("snapshot", "element_center", "element_at", "page_text")),
+)
+"""What every driver implements: without these there is no browser to drive."""
+
+OPTIONAL_FEATURES: tuple[Feature, ...] = (
+    Feature("console", ("drain_console",)),
+    Feature("network", ("drain_network",)),
+    Feature("downloads", (), (DownloadStarted, DownloadCompleted, DownloadFailed)),
+    Feature("dialogs", (), (DialogHandled,)),
+    Feature("script evaluation", ("evaluate",)),
+    Feature("file setting", ("set_files",)),
+    Feature("region capture", ("capture_region",)),
+)
+"""What a driver may leave out. `capture_region`'s protocol body is a fallback rather than a refusal: it captures the
+whole viewport, which `zoom` then crops."""
+
+REQUIRED_METHODS: tuple[str, ...] = tuple(method for feature in REQUIRED_FEATURES for method in feature.methods)
+OPTIONAL_METHODS: tuple[str, ...] = tuple(method for feature in OPTIONAL_FEATURES for method in feature.methods)
+
+
+def implements(driver: object, method: str) -> bool:
+    """Whether `driver` has its own `method`: present, callable, and not the protocol's body (which a `Driver`
+    subclass inherits for an optional method it leaves out). Works for drivers that do not subclass `Driver` too."""
+    found = getattr(driver, method, None)
+    if not callable(found):
+        return False
+    return getattr(found, "__func__", found) is not vars(Driver).get(method)
+
+
+def missing_methods(driver: object, methods: Iterable[str] = REQUIRED_METHODS) -> list[str]:
+    """Those of `methods` (by default every required one) that `driver` does not implement, in the order given."""
+    return [method for method in methods if not implements(driver, method)]
+
+
+def _unimplemented(driver: object, method: str) -> NotImplementedError:
+    """What a method of the protocol that a driver left out raises: never a silent None."""
+    kind = "an optional method" if method in OPTIONAL_METHODS else "a method every driver must implement"
+    return NotImplementedError(f"{type(driver).__name__} does not implement {method}, {kind} of the Driver protocol.")
 
 
 @runtime_checkable
@@ -107,55 +183,64 @@ class Driver(Protocol):
 
     # --- tabs -----------------------------------------------------------------------------------------------
 
+    @abstractmethod
     def list_tabs(self) -> list[TabInfo]:
         """Every open tab, in the browser's order, with its current URL and title; the one the browser considers
         active (focused) has `active` set (none when no tab is open)."""
-        ...
+        raise _unimplemented(self, "list_tabs")
 
+    @abstractmethod
     def open_tab(self) -> str:
         """Open a tab at `about:blank`, make it the active tab, and return its handle. The tab is not reported
         again by `drain_events` as a `TabOpened`."""
-        ...
+        raise _unimplemented(self, "open_tab")
 
+    @abstractmethod
     def activate_tab(self, handle: str) -> None:
         """Make `handle` the active (focused) tab."""
-        ...
+        raise _unimplemented(self, "activate_tab")
 
+    @abstractmethod
     def close_tab(self, handle: str) -> None:
         """Close `handle`. Which tab becomes active afterwards is the executor's choice (it calls `activate_tab`);
         a driver does not need to pick one."""
-        ...
+        raise _unimplemented(self, "close_tab")
 
     # --- navigation -----------------------------------------------------------------------------------------
 
+    @abstractmethod
     def set_url_guard(self, allows: Callable[[str], bool]) -> None:
         """Apply `allows` to every URL the browser is about to load from now on, in every tab: redirects,
         page-started navigations, subresources, popups. A refused main-document navigation is stopped (the tab
         stays where it was or shows an error page, never the refused URL) and reported as `NavigationBlocked`;
         a refused subresource simply fails. The executor installs its guard once, at construction."""
-        ...
+        raise _unimplemented(self, "set_url_guard")
 
     # --- navigation (calls) -------------------------------------------------------------------------------------
 
+    @abstractmethod
     def navigate(self, handle: str, url: str) -> NavigationOutcome:
         """Load `url` (already checked by the executor: http or https) in `handle` and wait for the load to finish
         or the driver's timeout. Raises `NavigationFailed` when nothing loaded."""
-        ...
+        raise _unimplemented(self, "navigate")
 
+    @abstractmethod
     def history(self, handle: str, action: HistoryAction) -> NavigationOutcome:
         """Go back, forward, or reload. Going back with no history is not an error: the outcome reports where the
         tab is."""
-        ...
+        raise _unimplemented(self, "history")
 
     # --- capture --------------------------------------------------------------------------------------------
 
+    @abstractmethod
     def viewport(self, handle: str) -> Size:
         """The tab's viewport in CSS pixels. Cheap: the executor calls it to map every coordinate."""
-        ...
+        raise _unimplemented(self, "viewport")
 
+    @abstractmethod
     def capture(self, handle: str) -> Capture:
         """A PNG of the tab's viewport, as the user would see it."""
-        ...
+        raise _unimplemented(self, "capture")
 
     def capture_region(self, handle: str, clip: Rect, scale: float) -> Capture:
         """A PNG of the viewport region `clip` (whole CSS pixels, inside the viewport) rendered at `scale` device
@@ -170,49 +255,59 @@ class Driver(Protocol):
 
     # --- pointer --------------------------------------------------------------------------------------------
 
+    @abstractmethod
     def click(
         self, handle: str, point: Point, *, button: MouseButton = "left", count: int = 1, modifiers: Sequence[str] = ()
     ) -> None:
         """Move to `point` and click `count` times (2 = double click, 3 = triple) with `button`, holding the
         canonical modifier keys `modifiers` throughout."""
-        ...
+        raise _unimplemented(self, "click")
 
+    @abstractmethod
     def move(self, handle: str, point: Point) -> None:
         """Move the pointer to `point` (hover)."""
-        ...
+        raise _unimplemented(self, "move")
 
+    @abstractmethod
     def mouse_down(self, handle: str, point: Point) -> None:
         """Move to `point` and press the left mouse button without releasing it."""
-        ...
+        raise _unimplemented(self, "mouse_down")
 
+    @abstractmethod
     def mouse_up(self, handle: str, point: Point) -> None:
         """Move to `point` and release the left mouse button."""
-        ...
+        raise _unimplemented(self, "mouse_up")
 
+    @abstractmethod
     def drag(self, handle: str, start: Point, end: Point) -> None:
         """Press the left button at `start`, move to `end` through intermediate points, release."""
-        ...
+        raise _unimplemented(self, "drag")
 
+    @abstractmethod
     def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
         """Turn the wheel at `point` by the given CSS-pixel deltas (positive = right / down)."""
-        ...
+        raise _unimplemented(self, "wheel")
 
     # --- keyboard -------------------------------------------------------------------------------------------
 
+    @abstractmethod
     def type_text(self, handle: str, text: str) -> None:
         """Type `text` literally at the focused element, as key events (not a value assignment)."""
-        ...
+        raise _unimplemented(self, "type_text")
 
+    @abstractmethod
     def press_keys(self, handle: str, chord: Sequence[str]) -> None:
         """Press the canonical keys of `chord` in order, then release them in reverse (`["Control", "a"]`)."""
-        ...
+        raise _unimplemented(self, "press_keys")
 
+    @abstractmethod
     def hold_keys(self, handle: str, chord: Sequence[str], seconds: float) -> HoldOutcome:
         """Press `chord`, keep it down for `seconds`, release it. Report whether auto-repeat happened."""
-        ...
+        raise _unimplemented(self, "hold_keys")
 
     # --- accessibility tree and elements --------------------------------------------------------------------
 
+    @abstractmethod
     def snapshot(self, handle: str, request: SnapshotRequest = WHOLE_TREE) -> AXSnapshot:
         """The tab's accessibility tree (by default the whole one: every element, visible or not, with its flags),
         keyed per element as `AXNode.key` documents. Same-origin iframes are inlined under their frame node with
@@ -222,67 +317,76 @@ class Driver(Protocol):
         `request` says what the caller will show (see `SnapshotRequest`): a driver may prune the rest in the page
         to move less, but may always return more, up to the whole tree. A `root_key` that names no element of the
         current document is left out of the tree (or raises `ElementGone`)."""
-        ...
+        raise _unimplemented(self, "snapshot")
 
+    @abstractmethod
     def element_center(self, handle: str, key: str) -> Point:
         """The centre of the element's visible box, in viewport CSS pixels, scrolling it into view first if it is
         outside the viewport. Raises `ElementGone` when `key` no longer names an element."""
-        ...
+        raise _unimplemented(self, "element_center")
 
+    @abstractmethod
     def scroll_into_view(self, handle: str, key: str) -> None:
         """Scroll the element into the viewport. Raises `ElementGone`."""
-        ...
+        raise _unimplemented(self, "scroll_into_view")
 
+    @abstractmethod
     def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
         """The element at viewport CSS `point`, the one a click there would hit (descending into same-origin frames
         and open shadow roots), or None when nothing is there. With `of` (a key), its `within` tells whether a
         click at `point` reaches that element: the executor checks it before a ref click, so a click that would
         land on an overlay is reported instead of made, and a `confirm` hook judges a coordinate click by it.
         Raises `ElementGone` when `of` no longer names an element. No scrolling."""
-        ...
+        raise _unimplemented(self, "element_at")
 
+    @abstractmethod
     def set_value(self, handle: str, key: str, value: FormValue) -> str:
         """Set a form control's value directly and fire `input` and `change`: a boolean checks or unchecks a
         checkbox or radio, a string picks a select option by value or visible text (`InvalidValue` naming the
         options when neither matches), anything else is the text of a text field. Returns the value as the
         tree shows it now: `"true"`/`"false"` for a checkbox, the chosen option's visible text for a select, the
         field's text otherwise. Raises `ElementGone`, or `InvalidValue` for an element that is no form control."""
-        ...
+        raise _unimplemented(self, "set_value")
 
     def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
-        """Set the files of an `<input type=file>` to local `paths` (already vetted by the file policy)."""
-        ...
+        """Set the files of an `<input type=file>` to local `paths` (already vetted by the file policy). Optional
+        (`file_upload`)."""
+        raise _unimplemented(self, "set_files")
 
     # --- page content, diagnostics, scripting ---------------------------------------------------------------
 
+    @abstractmethod
     def page_text(self, handle: str) -> str:
         """The page's rendered, visible text. When the page has a main-content region (`main`, `article`,
         `[role=main]`), that region's text comes first; navigation, banners and footers after it or left out.
         Hidden text never appears."""
-        ...
+        raise _unimplemented(self, "page_text")
 
     def drain_console(self, handle: str) -> list[ConsoleEntry]:
-        """Console entries of `handle` since the previous drain, oldest first."""
-        ...
+        """Console entries of `handle` since the previous drain, oldest first. Optional (`read_console`)."""
+        raise _unimplemented(self, "drain_console")
 
     def drain_network(self, handle: str) -> list[NetworkEntry]:
-        """Finished and failed requests of `handle` since the previous drain, oldest first."""
-        ...
+        """Finished and failed requests of `handle` since the previous drain, oldest first. Optional
+        (`read_network`)."""
+        raise _unimplemented(self, "drain_network")
 
     def evaluate(self, handle: str, expression: str) -> str:
         """Evaluate `expression` as a script in the page and return the completion value of its last expression,
         rendered as text (strings as they are, everything else as JSON or the browser's own description). A
         thrown exception raises `DriverError` with the exception's message; a script that closes its own tab may
-        raise `TabGone`."""
-        ...
+        raise `TabGone`. Optional (`javascript_exec`)."""
+        raise _unimplemented(self, "evaluate")
 
     # --- events ---------------------------------------------------------------------------------------------
 
+    @abstractmethod
     def drain_events(self) -> list[DriverEvent]:
         """Everything that happened by itself since the previous drain, oldest first: tabs the page opened or
         closed, downloads started / completed / failed, dialogs answered, navigations refused."""
-        ...
+        raise _unimplemented(self, "drain_events")
 
+    @abstractmethod
     def close(self) -> None:
         """End the browser session and release everything the driver started. Safe to call twice."""
-        ...
+        raise _unimplemented(self, "close")

@@ -3,23 +3,20 @@ uploads, confirmation."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..safety.confirm import ActionGate, Ask
+from .browsers import with_default_browser
 from .settings import DRIVER_OPTIONS, MASK, Settings, setting_keys
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover
-    pass
 
 if TYPE_CHECKING:
     from anthropic.tools.browser import BetaConfirmContext
 
+    from ..driver import Driver
     from ..executor.async_toolset import AsyncBrowserToolset
     from ..executor.toolset import BrowserToolset
+    from ..safety.urls import URLPolicy
 
 
 # --- building the toolset -----------------------------------------------------------------------------------------
@@ -29,13 +26,28 @@ def upload_max_bytes(settings: Settings) -> int:
     return int(settings.files.upload_max_mib * 1024 * 1024)
 
 
+def url_policy(settings: Settings) -> URLPolicy:
+    """The URL policy `settings` ask for (`urls.*`)."""
+    from ..safety.urls import URLPolicy
+
+    return URLPolicy(allow_hosts=settings.urls.allow_hosts, allow_private=settings.urls.allow_private)
+
+
+def start_driver(settings: Settings) -> Any:
+    """Start the configured driver; with no browser named, the first one installed (`config.browsers`)."""
+    from ..registry import load_driver
+
+    chosen = with_default_browser(settings)
+    return load_driver(chosen.driver, chosen.driver_options)
+
+
 def _toolset_options(
     settings: Settings, driver: Any, ask: Ask | None, then: Callable[[BetaConfirmContext], bool] | None
 ) -> tuple[dict[str, Any], ActionGate]:
     """The `BrowserToolset` keyword arguments for `settings` on a started `driver`, and its confirmation gate."""
+    from ..executor.document_store import FolderDocuments
     from ..executor.images import ImageLimits
     from ..safety.uploads import UploadPolicy
-    from ..safety.urls import URLPolicy
 
     images = settings.images
     limits = ImageLimits(
@@ -45,21 +57,29 @@ def _toolset_options(
         format=cast(Any, images.format),
         quality=images.quality,
     )
+    files = settings.files
+    found = getattr(driver, "download_dir", None)
+    download_dir = settings.driver_options.get("download_dir") or (None if found is None else str(found))
+    max_bytes = upload_max_bytes(settings)
+    documents = None
+    if files.documents_dir:
+        documents = FolderDocuments(files.documents_dir, max_bytes=max_bytes, download_dir=download_dir)
     file_policy = None
-    if settings.files.upload_dir:
-        found = getattr(driver, "download_dir", None)
+    if files.upload_dir or documents is not None:
         file_policy = UploadPolicy(
-            settings.files.upload_dir,
-            max_bytes=upload_max_bytes(settings),
-            download_dir=settings.driver_options.get("download_dir") or (None if found is None else str(found)),
+            files.upload_dir or None,
+            max_bytes=max_bytes,
+            download_dir=download_dir,
+            documents=documents is not None,
         )
     gate = ActionGate(decisions=settings.confirm.decisions(), default="deny", ask=ask, then=then)
     return {
-        "navigation": URLPolicy(allowed_hosts=settings.urls.allow_hosts, allow_private=settings.urls.allow_private),
+        "navigation": url_policy(settings),
         "image_limits": limits,
         "configs": {name: {"enabled": True} for name in settings.enable} or None,
         "confirm": gate,
         "file_policy": file_policy,
+        "documents": documents,
     }, gate
 
 
@@ -91,30 +111,31 @@ def open_toolset(
 ) -> BrowserToolset:
     """Start the configured driver and return a `BrowserToolset` on it (use it as a context manager, or close it).
     `ask` is the person asked about high-impact calls whose category is `ask` (without one they are refused);
-    `then` is a further `confirm` hook for every call that passes (the CLI logs optional-member approvals there)."""
-    from ..registry import load_driver
+    `then` is a further `confirm` hook for every call that passes (the CLI logs optional-member approvals there).
+    Settings that name no browser get the first one installed; `BrowserNotFound` says what to install when none
+    is."""
+    return toolset_on(start_driver(settings), settings, ask=ask, then=then)
 
-    return toolset_on(load_driver(settings.driver, settings.driver_options), settings, ask=ask, then=then)
 
-
-def open_async_toolset(
+async def open_async_toolset(
     settings: Settings,
     *,
     ask: Ask | None = None,
     then: Callable[[BetaConfirmContext], bool] | None = None,
 ) -> AsyncBrowserToolset:
-    """`open_toolset` for `AsyncAnthropic`: an `AsyncBrowserToolset` (use `async with`, or await its `close()`)."""
+    """`open_toolset` for `AsyncAnthropic`: `await` it for an `AsyncBrowserToolset` (use `async with`, or await its
+    `close()`). The browser starts on the toolset's worker thread, so the event loop goes on meanwhile."""
     from ..executor.async_toolset import AsyncBrowserToolset
-    from ..registry import load_driver
+    from ..executor.options import ToolsetOptions
 
-    driver = load_driver(settings.driver, settings.driver_options)
-    try:
-        kwargs, gate = _toolset_options(settings, driver, ask, then)
-        toolset = AsyncBrowserToolset(driver, **kwargs)
-    except BaseException:
-        driver.close()
-        raise
-    gate.lookup = toolset.sync.describe_ref
+    def options_for(driver: Driver) -> ToolsetOptions:
+        kwargs, _ = _toolset_options(settings, driver, ask, then)
+        return ToolsetOptions(**kwargs)
+
+    toolset = await AsyncBrowserToolset.open(lambda: start_driver(settings), options_for)
+    gate = toolset.options.confirm
+    if isinstance(gate, ActionGate):
+        gate.lookup = toolset.sync.describe_ref
     return toolset
 
 

@@ -14,6 +14,7 @@ Only what `read_page` could show is searched: visible elements (with no hidden a
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import re
@@ -242,19 +243,31 @@ class _Query:
         # the phrase an exact name would say: content words in order, with their stopwords; else the whole query
         self.phrase = [word for word in words if word not in _ROLE_WORDS] or words
         self.phrase_content = [word for word in self.phrase if word not in _STOPWORDS] or self.phrase
-        # What `_may_match_text` looks for: every scored word and its synonyms, every split of those into two
-        # non-empty pieces (for words run together), and the words long enough to match as a prefix, by length.
+        # What `_may_match_text` and `_Candidate.strengths` look for: every scored word and its synonyms, the query
+        # words each page word is a synonym of, and the words long enough to match as a prefix, by length. All of
+        # it is looked up from the element's side, so a search costs the element's words, not the query's.
         scored = set(self.content) | set(self.role_words)
+        self.scored = frozenset(scored)
         self.triggers = frozenset(scored.union(*(_SYNONYMS.get(word, frozenset()) for word in scored)))
-        self.pieces = frozenset(
-            piece for word in self.triggers for i in range(1, len(word)) for piece in (word[:i], word[i:])
-        )
+        synonym_of: dict[str, set[str]] = {}
+        for word in scored:
+            for other in _SYNONYMS.get(word, ()):
+                synonym_of.setdefault(other, set()).add(word)
+        self.synonym_of = {other: frozenset(words) for other, words in synonym_of.items()}
         by_size: dict[int, set[str]] = {}
         for word in scored:
             if len(word) >= PREFIX_MIN:
                 by_size.setdefault(len(word), set()).add(word)
         self.prefixes = tuple((size, frozenset(words)) for size, words in sorted(by_size.items()))
         self.hint_targets: frozenset[str] = frozenset().union(*(_ROLE_HINTS.get(word, ()) for word in scored))
+        self.hinted = tuple(word for word in sorted(scored) if word in _ROLE_HINTS)
+        # the order words are summed in (a float sum depends on it), and how often each role word was said
+        self.order = {word: index for index, word in enumerate(dict.fromkeys([*self.content, *self.role_words]))}
+        self.content_words = frozenset(self.content)
+        self.role_counts = collections.Counter(self.role_words)
+        self.required_words = frozenset(self.required)
+        self.field_memo: dict[Sequence[str], dict[str, float]] = {}
+        """`_field_strengths` of the fields seen so far: a page repeats its names ("Add to cart" on every card)."""
 
 
 def _merge_phrases(words: list[str]) -> list[str]:
@@ -273,7 +286,8 @@ def _merge_phrases(words: list[str]) -> list[str]:
 
 def _strength(word: str, field: Sequence[str]) -> float:
     """How well one query word matches one field's words: exactly, as two field words run together ("login"
-    against "Log in"), as a synonym (also run together: "login" against "Sign in"), or as a prefix."""
+    against "Log in"), as a synonym (also run together: "login" against "Sign in"), or as a prefix. The rule
+    `_field_strengths` applies to every query word at once."""
     if not field:
         return 0.0
     if word in field:
@@ -286,6 +300,36 @@ def _strength(word: str, field: Sequence[str]) -> float:
     if len(word) >= PREFIX_MIN and any(w.startswith(word) for w in field):
         return PREFIX
     return 0.0
+
+
+def _field_strengths(field: Sequence[str], query: _Query) -> dict[str, float]:
+    """`_strength` of every query word against one field, for the words that match at all, found from the field's
+    side: each field word is looked up in the query's tables, so the work is the field's length (times the few
+    prefix lengths), whatever the query's. The kinds of match are tried in `_strength`'s order, so a word gets
+    the strength `_strength` gives it."""
+    found: dict[str, float] = {}
+    scored, synonym_of = query.scored, query.synonym_of
+    for word in field:
+        if word in scored:
+            found[word] = EXACT  # the strongest kind: it replaces a synonym match found earlier in the field
+        if word in synonym_of:
+            for asked in synonym_of[word]:
+                found.setdefault(asked, SYNONYM)
+    for a, b in itertools.pairwise(field):
+        joined = a + b
+        if joined in scored:
+            found.setdefault(joined, JOINED)
+        if joined in synonym_of:
+            for asked in synonym_of[joined]:
+                found.setdefault(asked, JOINED)
+    if query.prefixes:
+        for word in field:
+            for size, starts in query.prefixes:
+                if size > len(word):
+                    break
+                if word[:size] in starts:
+                    found.setdefault(word[:size], PREFIX)
+    return found
 
 
 def _content_text(node: AXNode) -> str:
@@ -307,7 +351,7 @@ def _content_text(node: AXNode) -> str:
 
 
 class _Candidate:
-    __slots__ = ("fields", "name", "node", "order", "words")
+    __slots__ = ("fields", "joined", "name", "node", "order", "words")
 
     def __init__(self, node: AXNode, order: int) -> None:
         self.node = node
@@ -327,6 +371,7 @@ class _Candidate:
             fields.append((DESCRIPTION_WEIGHT, _field_tokens(node.description)))
         self.fields = fields
         self.words = frozenset(word for _, field in fields for word in field)
+        self.joined = frozenset(a + b for _, field in fields for a, b in itertools.pairwise(field))
 
     def word_score(self, word: str) -> float:
         best = max((weight * _strength(word, field) for weight, field in self.fields), default=0.0)
@@ -335,31 +380,56 @@ class _Candidate:
             best = max(best, HINT)
         return best
 
+    def strengths(self, query: _Query) -> dict[str, float]:
+        """`word_score` of every scored query word that scores above 0."""
+        best: dict[str, float] = {}
+        memo = query.field_memo
+        for weight, field in self.fields:
+            found = memo.get(field)
+            if found is None:
+                found = memo[field] = _field_strengths(field, query)
+            for word, strength in found.items():
+                score = weight * strength
+                if score > best.get(word, 0.0):
+                    best[word] = score
+        for word in query.hinted:
+            if self.node.role in _ROLE_HINTS[word]:
+                best[word] = max(best.get(word, 0.0), HINT)
+        return best
+
 
 def _may_match_text(candidate: _Candidate, query: _Query) -> bool:
     """False only when no query word can match any of the element's words (`_strength` would be 0 for every pair),
     checked with set lookups: most of a page's elements fail this, and scoring them fully is what makes a search of
     a large page slow. Every way `_strength` matches has its test here: a word or synonym present (`triggers`), two
-    field words run together (each one a piece of a trigger), a query word as a field word's prefix."""
+    field words run together, a query word as a field word's prefix."""
     words = candidate.words
     if not words:
         return False
-    if not words.isdisjoint(query.triggers) or not words.isdisjoint(query.pieces):
+    if not words.isdisjoint(query.triggers) or not candidate.joined.isdisjoint(query.triggers):
         return True
     return any(word[:size] in starts for size, starts in query.prefixes for word in words if len(word) > size)
 
 
 def _score(candidate: _Candidate, query: _Query) -> float:
     """The element's score, 0 for an element that does not qualify: one that misses every required word, or,
-    for a query with none, has neither an asked-for role nor a query word in its text."""
+    for a query with none, has neither an asked-for role nor a query word in its text. A content word counts once
+    however often the query says it; a type word counts as often as it is said."""
     node = candidate.node
-    role_match = node.role in query.roles or node.role in query.content or node.role in query.hinted_roles
+    role_match = node.role in query.roles or node.role in query.content_words or node.role in query.hinted_roles
     if not role_match and node.role not in query.hint_targets and not _may_match_text(candidate, query):
         return 0.0
-    scores = {word: candidate.word_score(word) for word in query.content}
-    if query.required and not any(scores[word] > 0 or node.role == word for word in query.required):
+    scores = candidate.strengths(query)
+    if query.required_words and not (
+        node.role in query.required_words or any(word in query.required_words for word in scores)
+    ):
         return 0.0
-    text = sum(scores.values()) + ROLE_TOKEN_TEXT_FACTOR * sum(candidate.word_score(w) for w in query.role_words)
+    # summed in the query's order, as a float sum depends on it (a word that scores 0 adds nothing)
+    hits = sorted(scores, key=query.order.__getitem__)
+    text = sum(scores[word] for word in hits if word in query.content_words)
+    text += ROLE_TOKEN_TEXT_FACTOR * sum(
+        query.role_counts[word] * scores[word] for word in hits if word in query.role_counts
+    )
     if text == 0 and not role_match:
         return 0.0
     score = TEXT_POINTS * text + (ROLE_POINTS if role_match else 0.0)
@@ -369,7 +439,7 @@ def _score(candidate: _Candidate, query: _Query) -> float:
             score += PHRASE_POINTS
         if name == query.phrase or name == query.phrase_content:
             score += EXACT_NAME_POINTS
-        wanted = set(query.content) | set(query.role_words)
+        wanted = query.scored
         matched = sum(1 for w in name if w in wanted or not _SYNONYMS.get(w, frozenset()).isdisjoint(wanted))
         score += PRECISION_POINTS * matched / len(name)
     if node.interactive:
@@ -381,7 +451,10 @@ def _score(candidate: _Candidate, query: _Query) -> float:
 
 def _contains(words: Sequence[str], phrase: Sequence[str]) -> bool:
     size = len(phrase)
-    return size > 0 and any(list(words[i : i + size]) == list(phrase) for i in range(len(words) - size + 1))
+    if size == 0 or size > len(words):
+        return False
+    first, wanted = phrase[0], list(phrase)
+    return any(words[i] == first and list(words[i : i + size]) == wanted for i in range(len(words) - size + 1))
 
 
 def _candidates(root: AXNode) -> Iterable[_Candidate]:

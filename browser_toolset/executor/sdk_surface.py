@@ -1,4 +1,5 @@
-"""The parts of the `anthropic` SDK's browser toolset that are not its public API and that browser-toolset relies on.
+"""The parts of the `anthropic` SDK (its browser toolset, and one flag of its clients) that are not its public API and
+that browser-toolset relies on.
 
 Every use of them in the package is in this module, so that an SDK release that changes them fails here, at import,
 with a message naming what differs, instead of silently bypassing the executor's handling of a browser that cannot
@@ -17,9 +18,12 @@ be read. What we rely on, and why:
   browser could not be read drained changes into a report that was never sent; putting back the list held before
   the call sends them with the next report. The async toolset replaces `_toolset_pipeline` with a copy after every
   call, so it is looked up afresh on every read and write here.
+- `_supports_message_threads` on the SDK's client classes (a `bool`): whether the client has the API's message
+  threads, which the SDK's own threads check before anything is sent. The agent loop reads it to refuse a client
+  without them (Bedrock, Vertex, ...) with a message that says to run without threads.
 
-The toolsets subclass `SyncToolsetBase` / `AsyncToolsetBase` and implement `_around_call` and `_report_state`, names
-of our own, instead of overriding the SDK's. tests/unit/test_sdk_surface.py pins all of this.
+The toolsets subclass `SyncToolsetBase` / `AsyncToolsetBase` and implement `_screen_call`, `_around_call` and
+`_report_state`, names of our own, instead of overriding the SDK's. tests/unit/test_sdk_surface.py pins all of this.
 """
 
 from __future__ import annotations
@@ -48,12 +52,15 @@ __all__ = [
     "held_changes",
     "pipeline_problems",
     "put_back_changes",
+    "supports_message_threads",
     "surface_problems",
+    "threads_flag_problems",
 ]
 
 RUN = ("_toolset_run", ("self", "context", "name", "input"))
 STATE = ("_browser_state", ("self", "context"))
-OUR_HOOKS = ("_around_call", "_report_state")
+THREADS_FLAG = "_supports_message_threads"
+OUR_HOOKS = ("_around_call", "_report_state", "_screen_call")
 """The names our base classes add: an SDK that defined them itself would call ours, or we its."""
 
 AnySDKToolset = BetaAbstractBrowserToolset20260801 | BetaAsyncAbstractBrowserToolset20260801
@@ -105,13 +112,32 @@ def surface_problems(sync_base: type, async_base: type) -> list[str]:
     return problems
 
 
+def threads_flag_problems(client_class: type) -> list[str]:
+    """What differs in `client_class`'s message-threads flag from what `supports_message_threads` reads."""
+    flag = getattr(client_class, THREADS_FLAG, None)
+    if not isinstance(flag, bool):
+        return [f"{client_class.__name__}.{THREADS_FLAG} is {type(flag).__name__}, not a bool"]
+    return []
+
+
 def check_sdk_surface(
-    sync_base: type = BetaAbstractBrowserToolset20260801, async_base: type = BetaAsyncAbstractBrowserToolset20260801
+    sync_base: type = BetaAbstractBrowserToolset20260801,
+    async_base: type = BetaAsyncAbstractBrowserToolset20260801,
+    clients: Sequence[type] = (anthropic.Anthropic, anthropic.AsyncAnthropic),
 ) -> None:
     """Raise `SDKSurfaceError` naming every difference, if any."""
     problems = surface_problems(sync_base, async_base)
+    problems += [problem for client_class in clients for problem in threads_flag_problems(client_class)]
     if problems:
         raise SDKSurfaceError(problems)
+
+
+def supports_message_threads(client: anthropic.Anthropic | anthropic.AsyncAnthropic) -> bool:
+    """Whether `client` has the API's message threads (the cloud platforms' clients have none)."""
+    problems = threads_flag_problems(type(client))
+    if problems:
+        raise SDKSurfaceError(problems)
+    return client._supports_message_threads
 
 
 def pipeline_problems(toolset: object) -> list[str]:
@@ -144,6 +170,11 @@ class SyncToolsetBase(BetaAbstractBrowserToolset20260801):
     """The SDK's synchronous browser toolset with its private hooks under names of our own."""
 
     @abstractmethod
+    def _screen_call(self, name: str, input: Mapping[str, object]) -> None:
+        """Called with each member call's raw input before the SDK's pipeline reads any of it: raise `ToolError` to
+        refuse the call there (an input over its limits, a member the driver cannot serve)."""
+
+    @abstractmethod
     def _around_call(self) -> AbstractContextManager[None]:
         """Entered around each member call's whole pipeline, `_report_state` included."""
 
@@ -154,6 +185,7 @@ class SyncToolsetBase(BetaAbstractBrowserToolset20260801):
     def _toolset_run(
         self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
     ) -> BetaToolsetContent:
+        self._screen_call(name, input)
         with self._around_call():
             return super()._toolset_run(context, name, input)
 
@@ -163,6 +195,11 @@ class SyncToolsetBase(BetaAbstractBrowserToolset20260801):
 
 class AsyncToolsetBase(BetaAsyncAbstractBrowserToolset20260801):
     """The SDK's asynchronous browser toolset with its private hooks under names of our own."""
+
+    @abstractmethod
+    def _screen_call(self, name: str, input: Mapping[str, object]) -> None:
+        """Called with each member call's raw input before the SDK's pipeline reads any of it: raise `ToolError` to
+        refuse the call there (an input over its limits, a member the driver cannot serve)."""
 
     @abstractmethod
     def _around_call(self) -> AbstractContextManager[None]:
@@ -175,6 +212,7 @@ class AsyncToolsetBase(BetaAsyncAbstractBrowserToolset20260801):
     async def _toolset_run(
         self, context: BetaToolsetCallContext, name: str, input: Mapping[str, object]
     ) -> BetaToolsetContent:
+        self._screen_call(name, input)
         with self._around_call():
             return await super()._toolset_run(context, name, input)
 

@@ -99,6 +99,8 @@ from ..values import (
 )
 from . import finder, tree_text
 from .annotate import annotate_capture
+from .availability import check_driver, member_configs, refuse_unavailable, unavailable_members
+from .document_store import DocumentFiles
 from .errors import ActionError, StaleRefError
 from .images import (
     Frame,
@@ -112,6 +114,7 @@ from .images import (
     zoom_scale,
 )
 from .keys import parse_chord, parse_modifiers, parse_sequence
+from .limits import check_input
 from .options import DocumentResolver, ToolsetOptions
 from .sdk_surface import AnySDKToolset, SyncToolsetBase, held_changes, put_back_changes
 from .tabs import Tab, TabInventory, check_tab_id, named_context
@@ -141,7 +144,6 @@ LOG_TEXT_MAX = 30_000
 DIALOG_MESSAGE_MAX = 2_000
 DOWNLOAD_ERROR_MAX = 1_000
 FAILURE_TEXT_MAX = 1_000
-TYPE_TEXT_MAX = 20_000
 FORM_VALUE_SHOWN = 200
 
 SCROLL_VECTORS: dict[str, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -252,8 +254,10 @@ class BrowserToolset(SyncToolsetBase):
     def _open(self, driver: Driver, options: ToolsetOptions) -> None:
         # The options type `confirm` and `url_policy` as the async toolset takes them; the SDK refuses an async one
         # here with ToolsetContractError, so the narrowing is checked where it matters.
+        check_driver(driver)
+        configs, self._unavailable = member_configs(options.wire_configs, unavailable_members(driver), driver)
         super().__init__(
-            configs=options.wire_configs,
+            configs=configs,
             confirm=cast("BetaConfirmCallable | None", options.confirm),
             url_policy=NOT_GIVEN if options.url_policy is None else cast("BetaURLPolicy", options.url_policy),
             file_policy=options.file_policy,
@@ -266,6 +270,7 @@ class BrowserToolset(SyncToolsetBase):
         self._early_events: list[DriverEvent] = []  # drained during a member, reported by _report_state
         self._last_tabs: list[BetaBrowserStateTabEntryParam] = []  # the last inventory read from the browser
         self._state_failure: BaseException | None = None  # why the last _report_state could not read the browser
+        self._document_files = DocumentFiles.for_toolset(options.documents, options.file_policy, driver)
         driver.set_url_guard(self.navigation.allows)
         for info in driver.list_tabs():
             self._inventory.add(info.handle)
@@ -293,11 +298,18 @@ class BrowserToolset(SyncToolsetBase):
     def close(self) -> None:
         super().close()
         self.driver.close()
+        if self._document_files is not None:
+            self._document_files.close()
 
     # --- dispatch: driver errors become errors Claude can act on ------------------------------------------
 
     def _around_call(self) -> AbstractContextManager[None]:
         return failing_on_unread_state(self, self)
+
+    def _screen_call(self, name: str, input: Mapping[str, object]) -> None:
+        """Before the SDK's pipeline reads a call: a member the driver cannot serve, or an input over its limits."""
+        refuse_unavailable(name, self._unavailable)
+        check_input(name, input)
 
     def execute(
         self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: BetaBrowserMemberInput
@@ -548,9 +560,9 @@ class BrowserToolset(SyncToolsetBase):
             # the driver's guard stops redirects, but the final address is checked again here (docs/contract.md §6)
             self.driver.navigate(tab.handle, "about:blank")
             raise ActionError(f"Navigation refused after redirects: {refusal}. The tab was left blank.")
-        return BetaBrowserNavigateResult(
-            url=safe_url(outcome.url), status=outcome.status, title=safe_title(outcome.title)
-        )
+        # an untitled page has no title, not an empty one: the SDK then leaves the title's separator out
+        title = safe_title(outcome.title) or None
+        return BetaBrowserNavigateResult(url=safe_url(outcome.url), status=outcome.status, title=title)
 
     def screenshot(self, context: BetaToolsetCallContext, input: BetaBrowserScreenshotInput) -> BetaScreenshotResult:
         tab = self._tab(input.tab_id)
@@ -658,8 +670,6 @@ class BrowserToolset(SyncToolsetBase):
 
     def type(self, context: BetaToolsetCallContext, input: BetaBrowserTypeInput) -> str | None:
         tab = self._tab(input.tab_id)
-        if len(input.text) > TYPE_TEXT_MAX:
-            raise ActionError(f"text is {len(input.text):,} characters; type at most {TYPE_TEXT_MAX:,} per call.")
         self.driver.type_text(tab.handle, input.text)
         return None
 
@@ -782,12 +792,11 @@ class BrowserToolset(SyncToolsetBase):
         if not paths and not document_ids:
             raise ActionError("file_upload needs paths or document_ids (or both): neither was given.")
         if document_ids:
-            if self.documents is None:
+            if self._document_files is None:
                 raise ActionError(
                     "document_ids cannot be used here: this executor has no document store. Use paths instead."
                 )
-            resolve = self.documents
-            paths.extend(str(resolve(document_id)) for document_id in document_ids)
+            paths.extend(self._document_files.paths(document_ids))
         with self._on_element(tab, input.target.ref) as key:
             self.driver.set_files(tab.handle, key, paths)
         names = ", ".join(one_line(path.rsplit("/", 1)[-1], 100) for path in paths)

@@ -4,6 +4,10 @@ A test builds its site, opens it on the target it was given (`target.visit(site)
 `BrowserToolset` with `Visit.call`, which holds every result to the contract (`tests.support.session.Session`).
 It writes its expectations as the site's own paths and texts; `Visit.url` maps a path to where this target loads
 it (the site's URL on the mock, the `SiteServer`'s on a real browser), so one expectation serves every driver.
+
+A driver may leave out the optional diagnostics (`drain_console`, `drain_network`) or refuse them with
+`NotSupported`: the reset between tests then does without them, and a test that calls the member they serve is
+skipped, saying why, instead of failing.
 """
 
 from __future__ import annotations
@@ -15,18 +19,19 @@ from contextlib import ExitStack
 from typing import Any
 
 import attrs
+import pytest
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.driver import Driver
+from browser_toolset.driver import Driver, NotSupported
 from browser_toolset.drivers.mock import MockDriver, Site
-from browser_toolset.testing.plugin import served_toolset
+from browser_toolset.executor.availability import OPTIONAL_MEMBERS, unavailable_members
 from browser_toolset.testing.site_server import SiteServer
 from tests.support.polling import wait_until
 from tests.support.session import Session, error, ok, state, text, texts
 
 REF = re.compile(r" \[ref_\d+\]$")
 REF_LINE = re.compile(r"^(\s*)(.*) \[(ref_\d+)\]$")
-DIAGNOSTICS = {"read_console": {"enabled": True}, "read_network": {"enabled": True}}
+DIAGNOSTICS = ("read_console", "read_network")
 """The optional members whose results come from the driver (the other two, javascript_exec and file_upload, would
 test the page's JavaScript and the file policy rather than the driver)."""
 POLL_INTERVAL = 0.2
@@ -43,17 +48,65 @@ def without_refs(output: str) -> list[str]:
     return [REF.sub("", line) for line in output.splitlines()]
 
 
+def lacking(driver: Driver) -> dict[str, str]:
+    """The diagnostic members `driver` does not implement the method of, each with why its tests are skipped."""
+    return {
+        member: f"the {driver.name} driver does not implement {method}, so {member} is unavailable"
+        for member, method in unavailable_members(driver).items()
+        if member in DIAGNOSTICS
+    }
+
+
+def drain_diagnostics(driver: Driver, handle: str) -> dict[str, str]:
+    """Empty the console and network logs `driver` keeps for `handle`; return, for each diagnostic member the driver
+    cannot serve (the method missing, or refusing with `NotSupported`), why its tests are skipped."""
+    skipped = lacking(driver)
+    for member in DIAGNOSTICS:
+        if member in skipped:
+            continue
+        method = OPTIONAL_MEMBERS[member]
+        try:
+            getattr(driver, method)(handle)
+        except NotSupported as exc:
+            skipped[member] = f"the {driver.name} driver does not support {member}: {exc}"
+    return skipped
+
+
+def reset(driver: Driver) -> tuple[str, dict[str, str]]:
+    """`browser_toolset.testing.plugin.reset_browser` (one blank, active tab, nothing left over), for a driver that
+    may lack the optional diagnostics: the handle of the tab, and `drain_diagnostics`'s reasons."""
+    fresh = driver.open_tab()
+    for info in driver.list_tabs():
+        if info.handle != fresh:
+            driver.close_tab(info.handle)
+    driver.activate_tab(fresh)
+    driver.drain_events()
+    return fresh, drain_diagnostics(driver, fresh)
+
+
 class Visit(Session):
     """A `BrowserToolset` session on one site, on one driver. `url` maps a path (or URL) of the site to where this
-    target loads it; `site_url` is its reverse, for URLs the browser reports."""
+    target loads it; `site_url` is its reverse, for URLs the browser reports. `skipped` names the members this
+    driver cannot serve, with the reason: a test calling one is skipped with it."""
 
     def __init__(
-        self, toolset: BrowserToolset, driver_name: str, url: Callable[[str], str], site_url: Callable[[str], str]
+        self,
+        toolset: BrowserToolset,
+        driver_name: str,
+        url: Callable[[str], str],
+        site_url: Callable[[str], str],
+        skipped: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(toolset)
         self.driver_name = driver_name
         self.url = url
         self.site_url = site_url
+        self.skipped = dict(skipped or {})
+
+    def call(self, name: str, **input: Any) -> dict[str, Any]:
+        if name in self.skipped:
+            pytest.skip(self.skipped[name])
+        return super().call(name, **input)
 
     def go(self, path: str) -> dict[str, Any]:
         return dict(ok(self.call("navigate", url=self.url(path))))
@@ -123,6 +176,11 @@ class Visit(Session):
         return error(self.call(name, **input))
 
 
+def _enabled(skipped: Mapping[str, str]) -> dict[str, dict[str, bool]]:
+    """`configs` enabling the diagnostic members a driver serves (enabling one it lacks is a configuration error)."""
+    return {member: {"enabled": True} for member in DIAGNOSTICS if member not in skipped}
+
+
 def _has_state(result: Mapping[str, Any]) -> bool:
     content = result["content"]
     return isinstance(content, list) and any(block.get("type") == "browser_state" for block in content)
@@ -144,16 +202,25 @@ class Target:
         return "mock" if self.driver is None else self.driver.name
 
     def visit(self, site: Site) -> Visit:
-        """`site` loaded on this target: a new toolset, on one blank tab."""
+        """`site` loaded on this target: a new toolset, on one blank tab (then at the site's start page, when it
+        has one), with the diagnostic members the driver serves enabled."""
         if self.driver is None:
             mock = self._stack.enter_context(MockDriver(site, sleep=_no_sleep))
+            skipped = lacking(mock)
             toolset = BrowserToolset(
-                mock, navigation=URLPolicy(allow_private=True), sleep=_no_sleep, configs=DIAGNOSTICS
+                mock, navigation=URLPolicy(allow_private=True), sleep=_no_sleep, configs=_enabled(skipped)
             )
-            return Visit(toolset, self.name, site.url, lambda url: url)
+            return Visit(toolset, self.name, site.url, lambda url: url, skipped)
         server = self._stack.enter_context(SiteServer(site))
-        toolset = served_toolset(self.driver, server, sleep=time.sleep, configs=DIAGNOSTICS)
-        return Visit(toolset, self.name, server.url, server.site_url)
+        handle, skipped = reset(self.driver)
+        if site.start is not None:
+            self.driver.navigate(handle, server.url(site.start))
+            self.driver.drain_events()
+            drain_diagnostics(self.driver, handle)
+        toolset = BrowserToolset(
+            self.driver, navigation=URLPolicy(allow_private=True), sleep=time.sleep, configs=_enabled(skipped)
+        )
+        return Visit(toolset, self.name, server.url, server.site_url, skipped)
 
     def close(self) -> None:
         self._stack.close()
