@@ -21,17 +21,17 @@ Conventions every method follows:
 
 Required and optional: every driver implements the methods of `REQUIRED_FEATURES` (tabs, navigation, capture,
 pointer and keyboard input, reads); `OPTIONAL_FEATURES` (console, network, downloads, dialogs, script evaluation,
-file setting, region capture) a driver may leave out. The required methods are abstract, so neither mypy nor Python
-lets a subclass that lacks one be instantiated, and `BrowserToolset` refuses a driver without them (one that does
-not subclass `Driver`) at construction, listing them. A driver that leaves an optional method out keeps the
-protocol's body, which raises `NotImplementedError` naming it; the members that need it are then reported to Claude
+file setting, region capture, storage state) a driver may leave out. The required methods are abstract, so neither
+mypy nor Python lets a subclass that lacks one be instantiated, and `BrowserToolset` refuses a driver without them
+(one that does not subclass `Driver`) at construction, listing them. A driver that leaves an optional method out keeps
+the protocol's body, which raises `NotImplementedError` naming it; the members that need it are then reported to Claude
 as unavailable, as the SDK reports members a toolset does not implement. A method a driver has but its backend
 cannot serve at the moment raises `NotSupported` instead. Downloads and dialogs are events (`drain_events`), with no
 method of their own: a driver that cannot observe them reports none.
 
 Implementing it: subclass `Driver` explicitly (`class MyDriver(Driver): ...`), so that mypy checks every method's
-signature against this one, and import only this module, `values`, `driver_errors` and `key_names` (all four
-re-exported here). None of them imports the executor or the anthropic SDK. `tests/conformance/` (see
+signature against this one, and import only this module, `values`, `driver_errors`, `key_names` and `storage_state`
+(re-exported here). None of them imports the executor or the anthropic SDK. `tests/conformance/` (see
 `docs/writing-a-driver.md`) is the behavioural half of the contract: run it against a new driver.
 """
 
@@ -45,6 +45,7 @@ import attrs
 
 from .driver_errors import DriverError, ElementGone, InvalidValue, NavigationFailed, NotSupported, TabGone
 from .key_names import CANONICAL_KEYS, MODIFIERS
+from .storage_state import StorageState
 from .values import (
     WHOLE_TREE,
     AXNode,
@@ -109,6 +110,7 @@ __all__ = [
     "Rect",
     "Size",
     "SnapshotRequest",
+    "StorageState",
     "TabClosed",
     "TabGone",
     "TabInfo",
@@ -146,6 +148,7 @@ OPTIONAL_FEATURES: tuple[Feature, ...] = (
     Feature("script evaluation", ("evaluate",)),
     Feature("file setting", ("set_files",)),
     Feature("region capture", ("capture_region",)),
+    Feature("storage state", ("storage_state", "load_storage_state")),
 )
 """What a driver may leave out. `capture_region`'s protocol body is a fallback rather than a refusal: it captures the
 whole viewport, which `zoom` then crops."""
@@ -377,6 +380,20 @@ class Driver(Protocol):
         thrown exception raises `DriverError` with the exception's message; a script that closes its own tab may
         raise `TabGone`. Optional (`javascript_exec`)."""
         raise _unimplemented(self, "evaluate")
+
+    # --- storage state --------------------------------------------------------------------------------------
+
+    def storage_state(self) -> StorageState:
+        """Every cookie of the browser and the `localStorage` of each origin the session knows (the ones loaded and
+        the ones open in a tab or frame), in Playwright's shape. Read through the browser's own protocol, never from
+        files of its profile (a Grid's node keeps those). Optional (`--save-storage-state`)."""
+        raise _unimplemented(self, "storage_state")
+
+    def load_storage_state(self, state: StorageState) -> list[str]:
+        """Set the cookies of `state` and each origin's `localStorage` without a request reaching any server, and
+        only for origins the URL guard allows; returns the origins it left out for that reason. Called before the
+        first call. Optional (`--storage-state`)."""
+        raise _unimplemented(self, "load_storage_state")
 
     # --- events ---------------------------------------------------------------------------------------------
 

@@ -5,10 +5,10 @@ Settings come from four layers, each overriding the one before: the defaults, a 
 `$BROWSER_TOOLSET_CONFIG`, else `./browser-toolset.toml` when it exists), `BROWSER_TOOLSET_*` environment variables,
 and command-line flags. `load_settings` reads them into a frozen `Settings` whose every field converts and checks its
 own value; an unknown key or a refused value is a `ConfigError` naming the key, where it came from, and what it
-accepts. `open_toolset(settings)` starts the driver and returns a ready `BrowserToolset` (`await open_async_toolset(settings)`
-an `AsyncBrowserToolset`, its driver started off the event loop); settings that name no driver and no browser run the first browser installed here (Chromium,
-else Firefox). Every key is documented in docs/configuration.md; `browser-toolset config init` writes an example
-file.
+accepts. `open_toolset(settings)` starts the driver and returns a ready `BrowserToolset` (`await
+open_async_toolset(settings)` an `AsyncBrowserToolset`, its driver started off the event loop); settings that name no
+driver and no browser run the first browser installed here (Chromium, else Firefox). Every key is documented in
+docs/configuration.md; `browser-toolset config init` writes an example file.
 
 The modules: `settings` (the model and its keys, as data), `sources` (reading the layers), `browsers` (the default
 browser), `render` (`config show`, `config init`, the docs' key table), `toolsets` (opening a toolset from settings).

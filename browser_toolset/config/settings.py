@@ -3,9 +3,8 @@ the attrs fields (`Meta`), and the `Key` table the other modules read it through
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
 import attrs
@@ -16,15 +15,6 @@ from ..executor.images import HARD_EDGE_MAX, MEDIA_TYPES
 from ..safety.confirm import CATEGORIES, DECISIONS, Category, Decision
 from ..safety.uploads import DEFAULT_MAX_BYTES
 from ..values import parse_viewport
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover
-    pass
-
-if TYPE_CHECKING:
-    pass
-
 
 DEFAULT_FILE: Final = "browser-toolset.toml"
 ENV_PREFIX: Final = "BROWSER_TOOLSET_"
@@ -39,6 +29,9 @@ OTHER_ENV_PREFIXES: Final = (
 """`BROWSER_TOOLSET_*` variables that belong to the test suite and benchmarks, not to the configuration."""
 OPTIONAL_MEMBERS: Final = ("file_upload", "javascript_exec", "read_console", "read_network")
 BROWSER_NAMES: Final = ("chromium", "chrome", "firefox")
+DEFAULT_DRIVER: Final = "selenium"
+DEFAULT_BROWSERS: Final = ("chromium", "firefox")
+"""The browsers a configuration without `browser` (or `remote`) tries, in order (`config.browsers`)."""
 IMAGE_FORMATS: Final = tuple(MEDIA_TYPES)
 DRIVER_OPTIONS: Final = "driver_options"
 MASK: Final = "********"
@@ -254,7 +247,8 @@ class URLSettings:
 
 @attrs.frozen
 class FileSettings:
-    """Where `file_upload` may read and where downloads go."""
+    """Where `file_upload` may read (paths from `upload_dir`, document ids from `documents_dir`) and where downloads
+    go."""
 
     upload_dir: str | None = _setting(
         None,
@@ -270,12 +264,38 @@ class FileSettings:
         "the largest file that may be uploaded",
         "--upload-max-mib",
     )
+    documents_dir: str | None = _setting(
+        None,
+        _optional_text,
+        "a folder path",
+        "a folder of prepared documents for file_upload's document_ids, each id a file name in it (default: none)",
+    )
     download_dir: str | None = _setting(
         None,
         _optional_text,
         "a folder path",
         "where the browser saves downloads (driver option download_dir; default: a temporary folder)",
         "--download-dir",
+    )
+
+
+@attrs.frozen
+class StorageSettings:
+    """The browser's storage state (cookies and each origin's localStorage) in Playwright's storageState format:
+    loaded before the first call, saved when the session closes (mode 0600), encrypted at rest when `key_env` names
+    the variable holding the key (docs/sessions-and-secrets.md)."""
+
+    load: str | None = _setting(
+        None, _optional_text, "a file path", "a storage state file to load before the first call (default: none)"
+    )
+    save: str | None = _setting(
+        None, _optional_text, "a file path", "where to save the storage state when the session closes (default: none)"
+    )
+    key_env: str | None = _setting(
+        None,
+        _optional_text,
+        "an environment variable name",
+        "the variable holding the base64 AES-256 key that encrypts the saved file and opens an encrypted one",
     )
 
 
@@ -353,6 +373,7 @@ SECTIONS: Final[Mapping[str, type]] = {
     "images": ImageSettings,
     "urls": URLSettings,
     "files": FileSettings,
+    "storage": StorageSettings,
     "confirm": ConfirmSettings,
     "timeouts": TimeoutSettings,
     "loop": LoopSettings,
@@ -367,10 +388,18 @@ class Settings:
     (`default`, `file PATH`, `env NAME`, `flag --NAME`)."""
 
     driver: str = _setting(
-        "mock", _driver_name, "an installed driver name (mock, selenium, ...)", "the driver", "--driver"
+        DEFAULT_DRIVER,
+        _driver_name,
+        "an installed driver name (selenium, mock, ...)",
+        "the driver: selenium runs a real browser; mock is the in-memory test browser, whose pages are not real",
+        "--driver",
     )
     browser: str | None = _setting(
-        None, _optional_choice(BROWSER_NAMES), " or ".join(BROWSER_NAMES), "selenium: the browser", "--browser"
+        None,
+        _optional_choice(BROWSER_NAMES),
+        " or ".join(BROWSER_NAMES),
+        f"selenium: the browser (default: the first of {' or '.join(DEFAULT_BROWSERS)} installed here)",
+        "--browser",
     )
     remote: str | None = _setting(
         None,
@@ -403,6 +432,7 @@ class Settings:
     images: ImageSettings = attrs.field(factory=ImageSettings)
     urls: URLSettings = attrs.field(factory=URLSettings)
     files: FileSettings = attrs.field(factory=FileSettings)
+    storage: StorageSettings = attrs.field(factory=StorageSettings)
     confirm: ConfirmSettings = attrs.field(factory=ConfirmSettings)
     timeouts: TimeoutSettings = attrs.field(factory=TimeoutSettings)
     loop: LoopSettings = attrs.field(factory=LoopSettings)
@@ -474,4 +504,5 @@ SHORTCUTS: Final[Mapping[str, str]] = {
 """Settings that are driver options under another name: key -> driver option key."""
 QUIET_SHORTCUTS: Final = ("timeouts.navigation", "timeouts.command", "timeouts.script")
 """Shortcuts a driver without that option ignores rather than refuses."""
-RANK: Final = {"default": 0, "file": 1, "env": 2, "flag": 3}
+RANK: Final = {"default": 0, "recording": 1, "file": 2, "env": 3, "flag": 4}
+"""Which kind of source wins when two set the same driver option (`Settings.sources` starts with the kind)."""

@@ -100,7 +100,30 @@ def toolset_on(
         driver.close()
         raise
     gate.lookup = toolset.describe_ref
+    try:
+        load_configured_storage(toolset, settings)
+    except BaseException:
+        toolset.close()
+        raise
     return toolset
+
+
+def load_configured_storage(toolset: object, settings: Settings) -> list[str]:
+    """Load `storage.load` into the toolset's browser (before its first call); the origins the URL policy refused."""
+    if settings.storage.load is None:
+        return []
+    from ..storage_state import load_storage_state
+
+    return load_storage_state(toolset, settings.storage.load, settings.storage.key_env)
+
+
+def save_configured_storage(toolset: object, settings: Settings) -> None:
+    """Write the browser's storage state to `storage.save`, if set: call it when the session closes, before the
+    toolset does (the browser must still be running to be read)."""
+    if settings.storage.save is not None:
+        from ..storage_state import save_storage_state
+
+        save_storage_state(toolset, settings.storage.save, settings.storage.key_env)
 
 
 def open_toolset(

@@ -18,6 +18,7 @@ from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
 from browser_toolset.driver_options import DriverOption
 from browser_toolset.executor.tabs import CONTEXT_ROLES
+from browser_toolset.storage_state import StorageState, merged_storage
 from browser_toolset.values import (
     WHOLE_TREE,
     AXSnapshot,
@@ -91,6 +92,7 @@ class MockDriver(Driver):
     ) -> None:
         self.calls: list[Call] = []
         self._sleep = sleep
+        self._storage = StorageState()  # the in-memory browser's cookies and localStorage (its pages set none)
         self._browser = _Browser(site if site is not None else Site(), viewport, clock, download_dir)
         tab = self._browser.new_tab()
         self._browser.active = tab.handle
@@ -410,6 +412,17 @@ class MockDriver(Driver):
     @_recorded
     def evaluate(self, handle: str, expression: str) -> str:
         return _evaluate(self._browser.tab(handle).doc, self._browser.viewport, expression)
+
+    # --- storage state ----------------------------------------------------------------------------------------
+
+    @_recorded
+    def storage_state(self) -> StorageState:
+        return self._storage
+
+    @_recorded
+    def load_storage_state(self, state: StorageState) -> list[str]:
+        self._storage, refused = merged_storage(self._storage, state, self._browser.allows)
+        return refused
 
     # --- events --------------------------------------------------------------------------------------------------
 

@@ -21,8 +21,11 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError
+from browser_toolset.storage_state import StorageState
 from browser_toolset.values import (
     WHOLE_TREE,
     AXSnapshot,
@@ -44,7 +47,7 @@ from browser_toolset.values import (
     TabOpened,
 )
 
-from .connection import BidiConnection, BidiError, Listener
+from .connection import BidiError, Listener
 from .contexts import Contexts
 from .dialogs import Dialogs
 from .documents import Documents
@@ -60,7 +63,9 @@ from .log import ConsoleLog
 from .navigation import Navigator
 from .network import NetworkLog
 from .options import SeleniumConfig
+from .remote_files import RemoteFiles, grid_offers_downloads
 from .script import Scripts
+from .storage import BrowserStorage
 from .tabs import Tabs
 
 __all__ = ["SeleniumDriver"]
@@ -87,9 +92,10 @@ class SeleniumDriver(Driver):
     def _boot(self) -> None:
         """Start a browser and wire the parts to it (at construction, and again on a restart)."""
         self._death = None
-        self._session: LaunchedSession = launch(self.config)
+        started = self._launch_config()
+        self._session: LaunchedSession = launch(started)
         try:
-            self._conn = BidiConnection(self._session.websocket_url, timeout=self.config.command_timeout)
+            self._conn = self._session.connect(self.config.command_timeout)
             self._events = EventQueue()
             changes = Changes()
             self._documents = Documents(self._conn, changes)
@@ -97,14 +103,30 @@ class SeleniumDriver(Driver):
             self._scripts = Scripts(self._documents)
             self._tabs = Tabs(self._conn, self.config, self._documents, self._contexts, self._scripts)
             self._navigation = Navigator(self.config, self._documents, self._contexts, self._tabs, self._scripts)
-            self._elements = Elements(self.config, self._documents, self._tabs, self._scripts, self._navigation)
+            self._elements = Elements(
+                self.config, self._documents, self._tabs, self._scripts, self._navigation, self._contexts
+            )
             self._input = Input(
-                self._conn, self.config, self._documents, self._contexts, self._tabs, self._scripts, self._navigation
+                self._conn,
+                self.config,
+                self._documents,
+                self._contexts,
+                self._tabs,
+                self._scripts,
+                self._navigation,
+                frames=self._elements,
             )
             self._guard = UrlGuard(self._conn, self._documents, self._contexts, self._events)
+            self._storage = BrowserStorage(self._conn, self._contexts, lambda: self._allows)
             self._network = NetworkLog(self._documents)
             self._console = ConsoleLog(self._documents)
-            self._downloads = Downloads(self._events, None if self.config.remote_url else self._session.download_dir)
+            # A remote browser's files are on its machine: uploads are sent there, downloads fetched back.
+            self._remote_files = (
+                RemoteFiles(self._session.webdriver, self._session.download_dir, asked=started.managed_downloads)
+                if started.remote_url
+                else None
+            )
+            self._downloads = Downloads(self._events, self._session.download_dir, self._remote_files)
             self._dialogs = Dialogs(self._conn, self._events, accept=self.config.dialog_policy == "accept")
             if self._allows is not None:
                 self.set_url_guard(self._allows)
@@ -118,6 +140,20 @@ class SeleniumDriver(Driver):
     def from_options(cls, options: Mapping[str, str]) -> SeleniumDriver:
         """The entry-point factory: driver option strings (see `options.options()`) to a started driver."""
         return cls(SeleniumConfig.from_options(options))
+
+    def _launch_config(self) -> SeleniumConfig:
+        """The configuration a session starts with: a remote one asks for managed downloads where the Grid offers
+        them (a Grid fails a session asking for them where it has none)."""
+        config = self.config
+        if config.remote_url and not config.managed_downloads:
+            offered = grid_offers_downloads(config.remote_url, config.family, min(config.command_timeout, 10.0))
+            config = attrs.evolve(config, managed_downloads=offered)
+        return config
+
+    @property
+    def download_dir(self) -> str:
+        """The folder on this machine where downloads arrive (a remote browser's are fetched into it)."""
+        return self._session.download_dir
 
     # --- session start --------------------------------------------------------------------------------------------
 
@@ -135,10 +171,12 @@ class SeleniumDriver(Driver):
                 # announced in the same instant as the page's load event.
                 self._conn.command("network.addIntercept", {"phases": ["beforeRequestSent"]})
             try:
-                self._conn.command(
-                    "browser.setDownloadBehavior",
-                    {"downloadBehavior": {"type": "allowed", "destinationFolder": self._session.download_dir}},
-                )
+                # With managed downloads the Grid chose the node's folder it hands files over from.
+                if self._remote_files is None or not self._remote_files.managed:
+                    self._conn.command(
+                        "browser.setDownloadBehavior",
+                        {"downloadBehavior": {"type": "allowed", "destinationFolder": self._session.download_dir}},
+                    )
             except BidiError as exc:
                 log.warning("the browser does not accept a download folder: %s", exc)
         self._tabs.start(str(context["context"]) for context in contexts)
@@ -158,7 +196,7 @@ class SeleniumDriver(Driver):
         listeners: tuple[Listener, ...] = (
             self._documents,
             self._contexts,
-            self._guard,
+            self._storage.in_front_of(self._guard),  # requests of its hidden tab are its own
             self._network,
             self._console,
             self._downloads,
@@ -275,7 +313,8 @@ class SeleniumDriver(Driver):
         return self._elements.set_value(handle, key, value)
 
     def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
-        self._elements.set_files(handle, key, paths)
+        send = None if self._remote_files is None else self._remote_files.send
+        self._elements.set_files(handle, key, paths, send)
 
     # --- page content, diagnostics, scripting ---------------------------------------------------------------------
 
@@ -295,10 +334,19 @@ class SeleniumDriver(Driver):
         with self._navigation.following(handle):
             return self._scripts.evaluate(handle, expression, timeout=self.config.script_timeout)
 
+    # --- storage state --------------------------------------------------------------------------------------------
+
+    def storage_state(self) -> StorageState:
+        return self._storage.read()
+
+    def load_storage_state(self, state: StorageState) -> list[str]:
+        return self._storage.load(state)
+
     # --- events ---------------------------------------------------------------------------------------------------
 
     def drain_events(self) -> list[DriverEvent]:
         self._documents.settle(1.0)
+        self._downloads.fetch_finished()
         events = self._events.drain()
         # Read after the drain: a tab the driver opened is claimed once its handle is known, which can be after its
         # `contextCreated` was queued.
@@ -313,13 +361,18 @@ class SeleniumDriver(Driver):
         self._teardown()
 
     def _teardown(self, *, graceful: bool = True) -> None:
-        """End the connection, the browser, every process it started, the proxy and the temporary folders."""
-        conn = getattr(self, "_conn", None)
-        if conn is not None:
-            conn.close()
-        session = getattr(self, "_session", None)
-        if session is not None:
-            session.shutdown(graceful=graceful)
+        """End the connection, the browser, every process it started, the proxy and the temporary folders (and a
+        remote session's downloads on the Grid's node)."""
+        remote = getattr(self, "_remote_files", None)
+        if graceful and remote is not None:
+            remote.clear()
+        conn, session = getattr(self, "_conn", None), getattr(self, "_session", None)
+        try:
+            if conn is not None:
+                conn.close()
+        finally:  # even after a Ctrl-C in the line above
+            if session is not None:
+                session.shutdown(graceful=graceful)
 
     # --- faults ---------------------------------------------------------------------------------------------------
 

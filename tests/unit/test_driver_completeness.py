@@ -76,12 +76,14 @@ def test_16_5_the_protocol_names_its_required_and_optional_methods_as_data() -> 
         "script evaluation",
         "file setting",
         "region capture",
+        "storage state",
     ]
     public = {name for name, value in vars(Driver).items() if callable(value) and not name.startswith("_")}
     assert set(REQUIRED_METHODS) | set(OPTIONAL_METHODS) == public
     assert not set(REQUIRED_METHODS) & set(OPTIONAL_METHODS)
     assert set(REQUIRED_METHODS) == set(Driver.__abstractmethods__)
-    assert set(OPTIONAL_MEMBERS.values()) == set(OPTIONAL_METHODS) - {"capture_region"}
+    without_member = {"capture_region", "storage_state", "load_storage_state"}
+    assert set(OPTIONAL_MEMBERS.values()) == set(OPTIONAL_METHODS) - without_member
 
 
 def test_16_5_a_driver_without_click_and_type_text_is_refused_when_the_toolset_is_built() -> None:
