@@ -13,7 +13,6 @@ When no browser can start, the demo says so and runs on the mock driver, with th
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
@@ -21,7 +20,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -31,12 +30,13 @@ from typing import Any, Final, TextIO
 import attrs
 
 __all__ = [
+    "DEFAULT_OUTPUT",
+    "DRIVERS",
     "SCRIPT",
     "TASK",
     "DemoResult",
-    "add_arguments",
-    "main",
-    "run",
+    "demo_command",
+    "replay_line",
     "run_demo",
     "serve_site",
     "site_directory",
@@ -48,6 +48,8 @@ TASK: Final = (
     "service status."
 )
 DEFAULT_OUTPUT: Final = "browser-toolset-demo"
+DRIVERS: Final = ("auto", "chromium", "firefox", "mock")
+"""`run_demo`'s choices: `auto` is headless Chromium, else the mock driver when no browser can start."""
 MAX_TURNS: Final = 20
 
 
@@ -223,9 +225,9 @@ def run_demo(
 
     from ..agent.options import DEFAULT_MODEL
     from ..agent.printing import TerminalPrinter
+    from ..config import as_mapping, load_settings, url_policy
     from ..drivers.mock import MockDriver
     from ..executor.toolset import BrowserToolset
-    from ..safety.urls import URLPolicy
     from ..sessions.recording import record_run
     from ..sessions.report import write_report
     from ..testing.fake_api import FakeMessagesAPI, load_script
@@ -238,34 +240,42 @@ def run_demo(
     _fresh_session(session)
     with serve_site() as origin:
         browser: Any | None = None
+        browser_name = "firefox" if driver == "firefox" else "chromium"
         if driver in ("auto", "chromium", "firefox"):
-            browser_name = "firefox" if driver == "firefox" else "chromium"
             browser = _start_browser(out, browser_name)
             if browser is None and driver != "auto":
                 raise RuntimeError(f"headless {browser_name.capitalize()} could not start")
         twin = write_mock_site(origin, session / "mock-site.json")
+        chosen_model = model or DEFAULT_MODEL
         if browser is None:
             browser = MockDriver.from_json(twin)
             used = "mock"
-            driver_options: dict[str, str] = {"site": str(twin.resolve())}
+            options: list[tuple[str, object, str]] = [("driver_options.site", str(twin.resolve()), "demo")]
         else:
             used = "selenium"
-            driver_options = {"browser": browser_name}
-        toolset = BrowserToolset(browser, navigation=URLPolicy(allowed_hosts=["127.0.0.1"], allow_private=True))
+            options = [("browser", browser_name, "demo")]
+        # The settings the demo runs with, recorded as `run --record` records its own, so that `replay` reuses them.
+        configured = load_settings(
+            env={},
+            use_default_file=False,
+            flags=[
+                ("driver", used, "demo"),
+                *options,
+                ("urls.allow_hosts", ["127.0.0.1"], "demo"),
+                ("urls.allow_private", True, "demo"),
+                ("loop.model", chosen_model, "demo"),
+                ("loop.max_turns", MAX_TURNS, "demo"),
+            ],
+        )
+        toolset = BrowserToolset(browser, navigation=url_policy(configured))
         start_url = f"{origin}/index.html"
-        chosen_model = model or DEFAULT_MODEL
         settings = {
             "task": TASK,
-            "driver": used,
-            "driver_options": driver_options,
-            "allowed_hosts": ["127.0.0.1"],
-            "allow_private": True,
+            **as_mapping(configured),
             "start_url": start_url,
-            "model": chosen_model,
             "assistant": "live model" if live else "scripted (fake Messages API)",
-            "max_turns": MAX_TURNS,
         }
-        shown = f", headless {driver_options['browser'].capitalize()}" if used == "selenium" else ""
+        shown = f", headless {browser_name.capitalize()}" if used == "selenium" else ""
         print(f"Demo site: {origin}/  (driver: {used}{shown})", file=out)
         print(f"Task: {TASK}", file=out, flush=True)
         printer = TerminalPrinter(stream=out, quiet=quiet)
@@ -318,47 +328,42 @@ def run_demo(
 # --- Command line --------------------------------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `browser-toolset demo`."""
-    parser.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help="folder for the session and report.html")
-    parser.add_argument(
-        "--driver", choices=("auto", "chromium", "firefox", "mock"), default="auto",
-        help="auto: headless Chromium, or the mock driver when no browser can start (default); or one of them",
-    )  # fmt: skip
-    parser.add_argument("--live", action="store_true", help="use the real model (needs ANTHROPIC_API_KEY)")
-    parser.add_argument("--model", help="the model for --live")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only where the results are")
+def replay_line(result: DemoResult) -> str:
+    """The command that replays the demo's session: on the mock twin of the site, which outlives the demo's server
+    (on the mock it is the recorded driver already)."""
+    line = f"browser-toolset replay {result.session}"
+    if result.driver != "mock":
+        line += f" --driver mock --site {result.session / 'mock-site.json'}"
+    return line
 
 
-def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def demo_command(
+    output: str | Path = DEFAULT_OUTPUT,
+    *,
+    driver: str = "auto",
+    live: bool = False,
+    model: str | None = None,
+    quiet: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """`browser-toolset demo`: run the demo (`run_demo`) and say where its session and report are and how to replay
+    it. Exits 0 when the task finished with no request rejected, 2 when `live` has no API key, 1 otherwise."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
+    if live and not os.environ.get("ANTHROPIC_API_KEY"):
         print("browser-toolset demo: --live needs ANTHROPIC_API_KEY in the environment", file=err)
         return 2
     try:
-        result = run_demo(args.output, driver=args.driver, live=args.live, model=args.model, out=out, quiet=args.quiet)
+        result = run_demo(output, driver=driver, live=live, model=model, out=out, quiet=quiet)
     except Exception as exc:
         print(f"browser-toolset demo: {type(exc).__name__}: {exc}", file=err)
         return 1
     print("", file=out)
-    if result.final_text and not args.quiet:
+    if result.final_text and not quiet:
         print(f"Claude's answer:\n{result.final_text}\n", file=out)
     print(f"Session recorded in {result.session}/ (messages.jsonl, calls.jsonl, images/, settings.json)", file=out)
     print(f"Report: {result.report.resolve()}  (open it in a browser; it is one self-contained file)", file=out)
-    replay = f"browser-toolset replay {result.session}"
-    if result.driver != "mock":
-        replay += f" --driver mock --site {result.session / 'mock-site.json'}"
-    print(f"Replay it: {replay}", file=out)
+    print(f"Replay it: {replay_line(result)}", file=out)
     print(f"({result.calls} calls, {result.errors} errors, {result.seconds:.1f} s, driver {result.driver})", file=out)
     return 0 if result.ok else 1
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="browser-toolset demo", description=__doc__.split("\n\n")[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -165,6 +165,15 @@ class LocalGrid:
         )
 
     def start(self) -> LocalGrid:
+        # First, since its answer decides everything: with the port taken, the status polled below would be another
+        # server's (a Grid already there reads as this one being ready, until this one's Java dies on the port).
+        in_use = _port_in_use(self.host, self.port)
+        if in_use:
+            raise GridError(
+                f"port {self.port} on {self.host} is in use ({in_use}): another Grid may already run there "
+                f"(http://{self.host}:{self.port}). Stop it, use it as it is, or pick another port with --port "
+                "(--port 0: any free one)"
+            )
         jar = self.jar or find_jar()
         java = self.java or shutil.which("java")
         if not jar:
@@ -256,6 +265,18 @@ class LocalGrid:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _port_in_use(host: str, port: int) -> str | None:
+    """Why `port` cannot be listened on at `host` (the error in words), or None when it can. Bound with
+    SO_REUSEADDR, as servers bind: a port left in TIME_WAIT is free, one with a listener is not."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 def _signal_group(group: int, signum: int) -> None:

@@ -4,13 +4,14 @@ file) and the Markdown key table of docs/configuration.md."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Final
 
 from ..driver_options import DriverOption, declared_options
+from .browsers import uses_default_browser
 from .settings import (
     CONFIG_ENV,
+    DEFAULT_BROWSERS,
     DEFAULT_FILE,
     DRIVER_OPTIONS,
     ENV_PREFIX,
@@ -23,15 +24,6 @@ from .settings import (
     setting_keys,
 )
 from .sources import driver_factory, installed_drivers
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover
-    pass
-
-if TYPE_CHECKING:
-    pass
-
 
 # --- showing and writing ------------------------------------------------------------------------------------------
 
@@ -57,15 +49,36 @@ def _shown(key: Key, value: Any) -> str:
     return toml_value(value)
 
 
-def show(settings: Settings, declared: Sequence[DriverOption] | None = None) -> str:
+API_ENV: Final[Mapping[str, str]] = {"loop.api_key": "ANTHROPIC_API_KEY", "loop.base_url": "ANTHROPIC_BASE_URL"}
+"""Settings the Anthropic client takes from its own environment variables when the configuration leaves them out."""
+
+
+def show(
+    settings: Settings,
+    declared: Sequence[DriverOption] | None = None,
+    env: Mapping[str, str] | None = None,
+    default_browser: str | None = None,
+) -> str:
     """The effective settings as TOML (dotted keys), each line followed by where its value came from. Keys without
-    a value are shown commented out; secrets are masked."""
+    a value are shown commented out; secrets are masked. An API setting left to the client's environment (`env`)
+    is shown as set from there; a browser left to the default shows `default_browser`, what runs here (when known)."""
+    environ = {} if env is None else env
     lines = [f"# browser-toolset settings (config file: {settings.config_file or 'none'})"]
     rows: list[tuple[str, str]] = []
     for key in setting_keys():
         value = settings.value(key.name)
         shown = _shown(key, value)
-        rows.append((f"{key.name} = {shown}" if shown else f"# {key.name} = (not set)", settings.source(key.name)))
+        variable = API_ENV.get(key.name)
+        if not shown and variable and environ.get(variable):
+            value = MASK if key.meta.secret else environ[variable]
+            # commented out: the client reads the variable itself, and a saved copy must not pin the mask
+            rows.append((f"# {key.name} = {toml_value(value)}", f"set from the environment ({variable})"))
+        elif not shown and key.name == "browser" and uses_default_browser(settings):
+            here = f"; here: {default_browser}" if default_browser else ""
+            rows.append((f"# {key.name} = (not set: the first installed of {', '.join(DEFAULT_BROWSERS)}{here})",
+                         "default"))  # fmt: skip
+        else:
+            rows.append((f"{key.name} = {shown}" if shown else f"# {key.name} = (not set)", settings.source(key.name)))
     for option_key, text in settings.driver_options.items():
         name = f"{DRIVER_OPTIONS}.{option_key}"
         source = settings.sources.get(name) or _shortcut_source(settings, option_key)
@@ -75,7 +88,7 @@ def show(settings: Settings, declared: Sequence[DriverOption] | None = None) -> 
             default = "(driver default)" if option.default is None else f"(driver default {option.default!r})"
             rows.append((f"# {DRIVER_OPTIONS}.{option.key} = {default}", "default"))
     width = min(max(len(text) for text, _ in rows) + 2, 70)
-    lines.extend(f"{text.ljust(width)}# {source}" for text, source in rows)
+    lines.extend(f"{(text + '  ').ljust(width)}# {source}" for text, source in rows)
     return "\n".join(lines) + "\n"
 
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import attrs
 
@@ -34,9 +34,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-if TYPE_CHECKING:
-    pass
 
 
 # --- reading the layers -------------------------------------------------------------------------------------------
@@ -111,9 +108,13 @@ def _kind(source: str) -> str:
 
 def _describe_source(source: str) -> str:
     kind, _, where = source.partition(" ")
-    return {"file": f"from {where}", "env": f"from environment variable {where}", "flag": f"from flag {where}"}.get(
-        kind, "by default"
-    )
+    described = {
+        "recording": f"from the recording {where}",
+        "file": f"from {where}",
+        "env": f"from environment variable {where}",
+        "flag": f"from flag {where}",
+    }
+    return described.get(kind, "by default")
 
 
 def _refused(key: str, value: object, source: str, problem: str, accepts: str) -> ConfigError:
@@ -142,11 +143,15 @@ def load_settings(
     flags: Mapping[str, object] | Iterable[tuple[str, object, str]] = (),
     use_default_file: bool = True,
     check_driver: bool = True,
+    recorded: Mapping[str, object] | None = None,
+    recorded_in: str = "",
 ) -> Settings:
-    """Read the settings: defaults, then the TOML file (`config_file`, else `$BROWSER_TOOLSET_CONFIG`, else
-    `./browser-toolset.toml` when present and `use_default_file`), then `env` (default `os.environ`), then `flags`
-    (dotted key -> value, or `(key, value, flag name)` triples, as the CLI gives them). With `check_driver`, the
-    driver must be installed and its declared options are checked. Raises `ConfigError`."""
+    """Read the settings: defaults, then `recorded` (dotted key -> value: a recorded session's settings, which
+    `replay` starts from; `recorded_in` names the recording), then the TOML file (`config_file`, else
+    `$BROWSER_TOOLSET_CONFIG`, else `./browser-toolset.toml` when present and `use_default_file`), then `env`
+    (default `os.environ`), then `flags` (dotted key -> value, or `(key, value, flag name)` triples, as the CLI gives
+    them). With `check_driver`, the driver must be installed and its declared options are checked. Raises
+    `ConfigError`."""
     environ = dict(os.environ if env is None else env)
     path: Path | None
     if config_file is not None:
@@ -157,7 +162,7 @@ def load_settings(
         path = Path(DEFAULT_FILE)
     else:
         path = None
-    layers: list[Raw] = []
+    layers: list[Raw] = [{key: (value, f"recording {recorded_in}") for key, value in (recorded or {}).items()}]
     if path is not None:
         layers.append(read_file(path))
     layers.append(read_env(environ))
@@ -213,7 +218,7 @@ def _build(raw: Raw, path: Path | None, check_driver: bool) -> Settings:
             accepted = ", ".join(by_key) or "none"
             raise ConfigError(
                 f"unknown driver option {name!r} ({_describe_source(source)}) for the {driver} driver; "
-                f"its options are {accepted}"
+                f"its options are {accepted}{_default_driver_hint(sources)}"
             )
         option = by_key.get(option_key)
         try:
@@ -233,7 +238,7 @@ def _build(raw: Raw, path: Path | None, check_driver: bool) -> Settings:
             accepted = ", ".join(by_key) or "none"
             raise ConfigError(
                 f"{name} ({_describe_source(source)}) does not apply to the {driver} driver, whose options are "
-                f"{accepted}"
+                f"{accepted}{_default_driver_hint(sources)}"
             )
         earlier = options.get(option_key)
         if earlier is not None and RANK[_kind(earlier[1])] > RANK[_kind(source)]:
@@ -255,6 +260,13 @@ def _build(raw: Raw, path: Path | None, check_driver: bool) -> Settings:
         config_file=None if path is None else str(path),
         sources=sources,
     )
+
+
+def _default_driver_hint(sources: Mapping[str, str]) -> str:
+    """A hint for an option meant for another driver than the default one, which nothing named."""
+    if "driver" in sources:
+        return ""
+    return " (no driver was named, so it is the default, selenium; name another with --driver, such as --driver mock)"
 
 
 def _scalar_text(value: object) -> str:

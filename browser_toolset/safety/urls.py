@@ -21,6 +21,7 @@ import re
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias
 
@@ -43,7 +44,7 @@ __all__ = [
 IPAddress: TypeAlias = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 REFUSED_SCHEME = "Error: Navigation refused. Only http and https URLs are allowed."
-"""The contract's canonical text (§7) for a refused scheme."""
+"""The contract's canonical text (docs/contract.md §7) for a refused scheme."""
 
 WEB_SCHEMES = frozenset({"http", "https"})
 INNOCUOUS_PAGES = frozenset({"about:blank", "about:srcdoc"})
@@ -381,13 +382,18 @@ def _shown(host: str) -> str:
     return host if len(host) <= HOST_SHOWN_MAX else host[: HOST_SHOWN_MAX - 1] + "…"
 
 
-@attrs.frozen
+_RENAMED = "URLPolicy(allowed_hosts=...) is now URLPolicy(allow_hosts=...), as in the configuration (urls.allow_hosts)"
+
+
+@attrs.frozen(init=False)
 class URLPolicy:
     """Which addresses the browser may load.
 
     - Only `http` and `https` (plus the empty `about:blank` / `about:srcdoc`) ever load.
-    - `allowed_hosts`: when set, only these hosts and their subdomains (`example.com` admits `docs.example.com`;
+    - `allow_hosts`: when set, only these hosts and their subdomains (`example.com` admits `docs.example.com`;
       `*.example.com` admits only subdomains). Checked on every request, so a redirect off the list is stopped.
+      The same name as the configuration's `urls.allow_hosts`; the older `allowed_hosts=` still works, with a
+      `DeprecationWarning`.
     - `allow_private`: local and private addresses (`REFUSED_NETWORKS`, IPv6 forms embedding one, `LOCAL_NAMES`,
       `LOCAL_SUFFIXES`, single-label names, and names that resolve to any of these) are refused unless this is
       set, as the contract's security checklist asks.
@@ -395,10 +401,32 @@ class URLPolicy:
       and with what (`SYSTEM_RESOLVER`, a cached `getaddrinfo`, when None).
     """
 
-    allowed_hosts: tuple[str, ...] | None = attrs.field(default=None, converter=_host_tuple)
+    allow_hosts: tuple[str, ...] | None = attrs.field(default=None, converter=_host_tuple)
     allow_private: bool = False
     resolve_names: bool = True
     resolver: Resolver | None = None
+
+    def __init__(
+        self,
+        allow_hosts: Iterable[str] | None = None,
+        allow_private: bool = False,
+        resolve_names: bool = True,
+        resolver: Resolver | None = None,
+        *,
+        allowed_hosts: Iterable[str] | None = None,
+    ) -> None:
+        if allowed_hosts is not None:
+            if allow_hosts is not None:
+                raise TypeError("URLPolicy takes allow_hosts (allowed_hosts is its old name), not both")
+            warnings.warn(_RENAMED, DeprecationWarning, stacklevel=2)
+            allow_hosts = allowed_hosts
+        self.__attrs_init__(allow_hosts, allow_private, resolve_names, resolver)
+
+    @property
+    def allowed_hosts(self) -> tuple[str, ...] | None:
+        """The old name of `allow_hosts`."""
+        warnings.warn(_RENAMED, DeprecationWarning, stacklevel=2)
+        return self.allow_hosts
 
     def refusal(self, url: str) -> str | None:
         """Why `url` may not load, as a sentence Claude can act on, or None when it may. Never repeats the URL's
@@ -417,7 +445,7 @@ class URLPolicy:
         if not parsed.host:
             return "the URL has no host"
         host = parsed.name
-        if self.allowed_hosts is not None and not any(_host_matches(host, p) for p in self.allowed_hosts):
+        if self.allow_hosts is not None and not any(_host_matches(host, p) for p in self.allow_hosts):
             return f"{_shown(host)} is not on this session's list of allowed hosts"
         if self.allow_private:
             return None

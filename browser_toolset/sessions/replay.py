@@ -1,44 +1,55 @@
 """`browser-toolset replay SESSION`: run a recorded session's browser calls again, and say where results differ.
 
-The calls of `calls.jsonl` are run turn by turn with the batch rule (`run_batch`), on any driver (`--driver NAME`,
-default the one the session was recorded with, else `mock`; `--site FILE` and `-o KEY=VALUE` are its options).
+The calls of `calls.jsonl` are run turn by turn with the batch rule (`run_batch`), with the settings the session
+was recorded with (its driver and driver options, URL policy, enabled members, viewport, images, timeouts), as
+`settings.json` holds them. `--config FILE` and the settings flags override them; nothing else does (neither
+`./browser-toolset.toml` nor `BROWSER_TOOLSET_*` variables: a replay reproduces its recording). Naming another
+driver drops the recorded options it does not take. Every call runs: nobody is asked to confirm anything again.
 Each call's new result is compared with the recorded one:
 
 - its text (the text blocks, the tab inventory and state changes of `browser_state`, and the error flag), shown as
-  a bounded unified diff;
+  a bounded unified diff. Downloads are compared over the whole session instead (how each one ended, in order):
+  which call reports a download started or finished depends on how fast the file arrives, which the contract
+  leaves open. For the same reason a tab the call itself opened is compared by its id, not by how far its page had
+  loaded when the call returned (the next call that reads it shows its page);
 - its images: count, size, and a pixel-difference score (the mean absolute difference of the RGB channels, 0..1;
-  images of different sizes are compared after scaling the new one to the recorded size). A score above
-  `--pixel-threshold` (default 0) counts as a difference.
+  images of different sizes are compared after scaling the new one to the recorded size). A score above the pixel
+  threshold counts as a difference. The threshold defaults to 0 on the browser the session was recorded on and to
+  "not compared" on another one (another renderer draws other pixels); `--pixel-threshold` sets it either way.
 
-Exit status: 0 when nothing differed, 1 when something did, 2 on bad input (no such session, a malformed file, a
-driver that cannot start).
+Exit status: 0 when nothing differed, 1 when something did, 2 on bad input (no such session, a malformed file,
+refused settings, a driver that cannot start).
 """
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import io
 import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import attrs
 from PIL import Image, ImageChops, ImageStat
 
 from .recording import RecordedCall, Session, mask_secrets
 
+if TYPE_CHECKING:
+    from ..config import Settings
+
 __all__ = [
     "CallComparison",
     "ImageComparison",
-    "add_arguments",
+    "Replay",
     "compare_images",
-    "main",
+    "recorded_settings",
+    "replay_command",
     "replay_session",
+    "replay_settings",
     "result_text",
-    "run",
 ]
 
 DIFF_LINES: Final = 40
@@ -54,9 +65,13 @@ class ImageComparison:
     new_size: tuple[int, int] | None
     score: float | None
 
-    def differs(self, threshold: float) -> bool:
+    def differs(self, threshold: float | None) -> bool:
+        """Whether the images differ: in size, by one of them missing, or (unless `threshold` is None, which
+        compares no pixels) by a score above `threshold`."""
         if self.recorded_size != self.new_size:
             return True
+        if threshold is None:
+            return self.recorded_size is None
         return self.score is None or self.score > threshold
 
     def describe(self) -> str:
@@ -75,7 +90,7 @@ class CallComparison:
     outcome: str
     text_diff: tuple[str, ...]
     images: tuple[ImageComparison, ...]
-    threshold: float
+    threshold: float | None
 
     @property
     def differs(self) -> bool:
@@ -92,15 +107,40 @@ def _blocks(content: object) -> list[Any]:
 
 
 def _state_lines(block: Mapping[str, Any]) -> list[str]:
+    changes = [change for change in block.get("state_changes") or () if isinstance(change, Mapping)]
+    opened = {change.get("tab_id") for change in changes if change.get("type") == "tab_opened"}
     lines = []
     for tab in block.get("tabs") or ():
         if isinstance(tab, Mapping):
             mark = "*" if tab.get("active") else " "
+            if tab.get("tab_id") in opened:  # how far its page has loaded is the browser's timing (see the module)
+                lines.append(f"[tab] {mark}{tab.get('tab_id')} (opened by this call)")
+                continue
             lines.append(f"[tab] {mark}{tab.get('tab_id')} {tab.get('title', '')} <{tab.get('url', '')}>")
-    for change in block.get("state_changes") or ():
-        if isinstance(change, Mapping):
-            shown = {k: (os.path.basename(str(v)) if k == "path" else v) for k, v in change.items()}
-            lines.append("[change] " + json.dumps(shown, sort_keys=True, ensure_ascii=False))
+    for change in changes:
+        if str(change.get("type", "")).startswith("download_"):
+            continue  # compared over the whole session (see the module)
+        lines.append("[change] " + _change_line(change))
+    return lines
+
+
+def _change_line(change: Mapping[str, Any]) -> str:
+    """A state change as one line; a download's path is reduced to its file name (it differs from run to run)."""
+    shown = {k: (os.path.basename(str(v)) if k == "path" else v) for k, v in change.items()}
+    return json.dumps(shown, sort_keys=True, ensure_ascii=False)
+
+
+def download_lines(results: Iterable[object]) -> list[str]:
+    """How the session's downloads ended, in order, from the results of its calls: one line per completed or
+    failed download (a started one says nothing the end does not)."""
+    lines = []
+    for content in results:
+        for block in _blocks(content):
+            if not (isinstance(block, Mapping) and block.get("type") == "browser_state"):
+                continue
+            for change in block.get("state_changes") or ():
+                if isinstance(change, Mapping) and change.get("type") in ("download_completed", "download_failed"):
+                    lines.append("[download] " + _change_line(change))
     return lines
 
 
@@ -165,7 +205,9 @@ def _images(session: Session, content: object) -> list[bytes | None]:
     return found
 
 
-def compare_call(session: Session, call: RecordedCall, new: Mapping[str, Any], threshold: float) -> CallComparison:
+def compare_call(
+    session: Session, call: RecordedCall, new: Mapping[str, Any], threshold: float | None
+) -> CallComparison:
     from .recording import outcome_of
 
     recorded_error = call.outcome != "ok"
@@ -194,11 +236,25 @@ def _turns(calls: Iterable[RecordedCall]) -> list[list[RecordedCall]]:
     return turns
 
 
-def replay_session(session: Session, toolset: Any, *, threshold: float = 0.0) -> list[CallComparison]:
-    """Run the session's calls on `toolset`, turn by turn with the batch rule, and compare each result."""
+@attrs.frozen
+class Replay:
+    """A replayed session: each call compared, and the diff of how the session's downloads ended."""
+
+    calls: tuple[CallComparison, ...]
+    downloads: tuple[str, ...]
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.downloads) or any(item.differs for item in self.calls)
+
+
+def replay_session(session: Session, toolset: Any, *, threshold: float | None = 0.0) -> Replay:
+    """Run the session's calls on `toolset`, turn by turn with the batch rule, and compare each result (pixels
+    only when `threshold` is not None) and the downloads."""
     from ..executor.batch import run_batch
 
     comparisons: list[CallComparison] = []
+    replayed: list[object] = []
     for turn in _turns(session.calls):
         blocks = [
             {
@@ -215,66 +271,120 @@ def replay_session(session: Session, toolset: Any, *, threshold: float = 0.0) ->
         for call in turn:
             new = results.get(call.tool_use_id, {"content": [], "is_error": True})
             comparisons.append(compare_call(session, call, new, threshold))
-    return comparisons
+            replayed.append(new.get("content"))
+    recorded = download_lines(call.result for call in session.calls)
+    return Replay(tuple(comparisons), _bounded_diff(recorded, download_lines(replayed)))
 
 
-def _setting(settings: Mapping[str, Any], *names: str) -> Any:
-    for name in names:
-        value = settings.get(name)
-        if value is not None and value != "***":
-            return value
-    return None
+LEGACY_KEYS: Final[Mapping[str, str]] = {
+    "allowed_hosts": "urls.allow_hosts",
+    "allow_host": "urls.allow_hosts",
+    "allow_private": "urls.allow_private",
+    "image_format": "images.format",
+    "image_quality": "images.quality",
+}
+"""Keys of sessions recorded before the settings were one model, and the keys they are now."""
+NOT_REPLAYED: Final = ("loop.", "confirm.")
+"""Recorded keys a replay leaves out: the loop is not run again, and every recorded call runs."""
 
 
-def _driver_options(args: argparse.Namespace, settings: Mapping[str, Any], same_driver: bool) -> dict[str, str]:
-    options: dict[str, str] = {}
-    if same_driver:
-        recorded = _setting(settings, "driver_options")
-        if isinstance(recorded, Mapping):
-            options.update({str(k): str(v) for k, v in recorded.items() if v is not None and v != "***"})
-        for item in _setting(settings, "option") or ():
-            key, sep, value = str(item).partition("=")
-            if sep and key and value != "***":
-                options[key] = value
-    if args.site:
-        options["site"] = args.site
-    for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"-o takes KEY=VALUE, not {item!r}")
-        options[key] = value
-    return options
+def _masked(value: object) -> bool:
+    return value is None or (isinstance(value, str) and value.strip("*") == "" and value != "")
 
 
-def build_toolset(args: argparse.Namespace, settings: Mapping[str, Any]) -> Any:
-    from ..executor.images import ImageLimits
-    from ..executor.toolset import BrowserToolset
+def recorded_settings(recorded: Mapping[str, Any]) -> dict[str, object]:
+    """The configuration keys of a session's `settings.json` (dotted keys, as `exec` and `run` record them, or the
+    older flat ones), without masked values and without what a replay leaves out."""
+    from ..config import setting_keys
+
+    known = {key.name for key in setting_keys()}
+    found: dict[str, object] = {}
+    for name, value in recorded.items():
+        key = LEGACY_KEYS.get(name, name)
+        if _masked(value) or key.startswith(NOT_REPLAYED):
+            continue
+        if key == "driver_options" and isinstance(value, Mapping):
+            found.update({f"driver_options.{k}": v for k, v in value.items() if not _masked(v)})
+        elif key == "option" and isinstance(value, list):
+            for item in value:
+                option, sep, text = str(item).partition("=")
+                if sep and option and not _masked(text):
+                    found[f"driver_options.{option}"] = text
+        elif key in known or key.startswith("driver_options."):
+            found[key] = value
+    return found
+
+
+def _for_driver(recorded: Mapping[str, object], driver: str) -> dict[str, object]:
+    """The recorded keys that apply to `driver` when it is not the recorded one: its own options (and the
+    settings that are such options) only if it declares them."""
+    from ..config import declared_for
+    from ..config.settings import SHORTCUTS
+
+    declared = {option.key for option in declared_for(driver) or ()}
+    kept: dict[str, object] = {}
+    for key, value in recorded.items():
+        option = key.split(".", 1)[1] if key.startswith("driver_options.") else SHORTCUTS.get(key)
+        if key == "driver" or (option is not None and option not in declared and key not in QUIET_KEYS):
+            continue
+        kept[key] = value
+    return kept
+
+
+QUIET_KEYS: Final = ("timeouts.navigation", "timeouts.command", "timeouts.script")
+"""Settings a driver without the option ignores, so they are kept whatever the driver."""
+
+
+def replay_settings(
+    session: Session, config_file: str | None = None, flags: Iterable[tuple[str, object, str]] = ()
+) -> Settings:
+    """The settings to replay `session` with: the recorded ones, then `config_file`, then `flags`, every call
+    allowed to run. Raises `ConfigError`."""
+    from ..config import ConfirmSettings, load_settings
+    from ..safety.confirm import CATEGORIES
+
+    given = list(flags)
+    recorded = recorded_settings(session.settings)
+    where = str(session.directory)
+
+    def load(base: Mapping[str, object], check: bool) -> Settings:
+        return load_settings(
+            config_file, env={}, flags=given, use_default_file=False, check_driver=check, recorded=base,
+            recorded_in=where,
+        )  # fmt: skip
+
+    driver = load({"driver": recorded["driver"]} if "driver" in recorded else {}, False).driver
+    if driver != recorded.get("driver", driver):
+        recorded = _for_driver(recorded, driver)
+    settings = load(recorded, True)
+    return attrs.evolve(settings, confirm=ConfirmSettings(**dict.fromkeys(CATEGORIES, "allow")))
+
+
+def _renderer(driver: object, options: object) -> tuple[str, str]:
+    browser = options.get("browser") if isinstance(options, Mapping) else None
+    return str(driver), str(browser or "")
+
+
+def recorded_renderer(session: Session) -> tuple[str, str]:
+    """The driver and browser the session was recorded on, as `_renderer` gives them."""
+    recorded = recorded_settings(session.settings)
+    options = {k.split(".", 1)[1]: v for k, v in recorded.items() if k.startswith("driver_options.")}
+    if "browser" in recorded and "browser" not in options:
+        options["browser"] = recorded["browser"]
+    return _renderer(recorded.get("driver", ""), options)
+
+
+def build_toolset(settings: Settings) -> Any:
+    """A toolset on a started driver for `settings` (the default browser when they name none)."""
+    from ..config import toolset_on
     from ..registry import load_driver
-    from ..safety.urls import URLPolicy
 
-    recorded_driver = _setting(settings, "driver")
-    name = args.driver or (str(recorded_driver) if recorded_driver else "mock")
-    options = _driver_options(args, settings, same_driver=name == recorded_driver or args.driver is None)
-    hosts = _setting(settings, "allowed_hosts", "allow_host")
-    allow_private = bool(args.allow_private or _setting(settings, "allow_private"))
-    enabled = [str(member) for member in _setting(settings, "enable") or ()]
-    image_format = str(_setting(settings, "image_format") or "png")
-    quality = int(_setting(settings, "image_quality") or 85)
-    driver = load_driver(name, options)
-    try:
-        return BrowserToolset(
-            driver,
-            navigation=URLPolicy(allowed_hosts=list(hosts) if hosts else None, allow_private=allow_private),
-            image_limits=ImageLimits(format=image_format, quality=quality),  # type: ignore[arg-type]
-            configs={member: {"enabled": True} for member in enabled} or None,
-            confirm=(lambda context: True) if enabled else None,
-        )
-    except Exception:
-        driver.close()
-        raise
+    return toolset_on(load_driver(settings.driver, settings.driver_options), settings)
 
 
-def print_comparisons(comparisons: Sequence[CallComparison], out: TextIO) -> None:
+def print_replay(replay: Replay, out: TextIO) -> None:
+    """One line per call (with a diff under each one that differs), the downloads, and a summary line."""
+    comparisons = replay.calls
     for item in comparisons:
         call = item.call
         head = f"[{call.index:>3}] turn {call.turn} {call.member}"
@@ -288,59 +398,74 @@ def print_comparisons(comparisons: Sequence[CallComparison], out: TextIO) -> Non
         for image in item.images:
             if image.differs(item.threshold):
                 print(f"      {image.describe()}", file=out)
+    if replay.downloads:
+        print("downloads: DIFFER", file=out)
+        for line in replay.downloads:
+            print(f"      {line}", file=out)
     differing = sum(1 for item in comparisons if item.differs)
-    print(f"{differing} of {len(comparisons)} calls differ", file=out)
+    also = ", and the downloads do" if replay.downloads else ""
+    print(f"{differing} of {len(comparisons)} calls differ{also}", file=out)
 
 
 # --- Command line --------------------------------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `browser-toolset replay`."""
-    parser.add_argument("session", help="a session directory written by --record")
-    parser.add_argument("--driver", help="driver name (default: the recorded one, else mock)")
-    parser.add_argument("--site", help="mock driver: a JSON site file")
-    parser.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="a driver option")
-    parser.add_argument("--allow-private", action="store_true", help="allow localhost and private-network addresses")
-    parser.add_argument(
-        "--pixel-threshold", type=float, default=0.0, metavar="SCORE",
-        help="a pixel-difference score above this counts as a difference (0..1, default %(default)s)",
-    )  # fmt: skip
+def replay_command(
+    session_dir: str | Path,
+    *,
+    config_file: str | None = None,
+    flags: Iterable[tuple[str, object, str]] = (),
+    pixel_threshold: float | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """`browser-toolset replay`: replay the session in `session_dir` with its recorded settings, `config_file` and
+    `flags` (as `replay_settings` combines them), print each call's comparison, and exit as the module says."""
+    from ..config import ConfigError, with_default_browser
 
-
-def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
-        session = Session(args.session)
+        session = Session(session_dir)
     except (OSError, ValueError) as exc:
         print(f"browser-toolset replay: {exc}", file=err)
         return 2
     if not session.calls:
-        print(f"browser-toolset replay: {args.session} records no browser calls", file=err)
+        print(f"browser-toolset replay: {session_dir} records no browser calls", file=err)
         return 2
     try:
-        toolset = build_toolset(args, session.settings)
+        settings = with_default_browser(replay_settings(session, config_file, flags))
+    except ConfigError as exc:
+        print(f"browser-toolset replay: {exc}", file=err)
+        return 2
+    recorded_on = recorded_renderer(session)
+    replayed_on = _renderer(settings.driver, settings.driver_options)
+    threshold = pixel_threshold
+    if threshold is None and recorded_on == replayed_on:
+        threshold = 0.0
+    try:
+        toolset = build_toolset(settings)
     except Exception as exc:
         shown = mask_secrets(f"{type(exc).__name__}: {exc}")
-        print(f"browser-toolset replay: could not start the driver: {shown}", file=err)
+        print(f"browser-toolset replay: could not start the {settings.driver} driver: {shown}", file=err)
         return 2
+    if threshold is None:
+        print(
+            f"Pixels not compared: recorded on {_describe(recorded_on)}, replayed on {_describe(replayed_on)} "
+            "(--pixel-threshold compares them anyway)",
+            file=out,
+        )
     try:
-        comparisons = replay_session(session, toolset, threshold=args.pixel_threshold)
+        replay = replay_session(session, toolset, threshold=threshold)
     finally:
         try:
             toolset.close()
         except Exception as exc:
             print(f"browser-toolset replay: closing the browser failed: {exc}", file=err)
-    print_comparisons(comparisons, out)
-    return 1 if any(item.differs for item in comparisons) else 0
+    print_replay(replay, out)
+    return 1 if replay.differs else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="browser-toolset replay", description=__doc__.split("\n\n")[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+def _describe(renderer: tuple[str, str]) -> str:
+    driver, browser = renderer
+    return f"{driver} ({browser})" if browser else driver or "an unrecorded driver"

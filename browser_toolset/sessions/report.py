@@ -1,4 +1,4 @@
-"""`browser-toolset report SESSION [-o FILE]`: one self-contained HTML file showing a recorded session.
+"""`browser-toolset report SESSION [--output FILE]`: one self-contained HTML file showing a recorded session.
 
 The file needs nothing else to be read offline: images are inlined as data URIs, the CSS is inline, and nothing
 is fetched. The session is shown as a timeline: the task, Claude's text, and each browser call (one
@@ -10,7 +10,6 @@ was looking at. Every string from the session (page text, titles, URLs, Claude's
 
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import io
@@ -24,7 +23,7 @@ from PIL import Image, ImageDraw
 
 from .recording import RecordedCall, Session
 
-__all__ = ["add_arguments", "main", "render_report", "run", "write_report"]
+__all__ = ["render_report", "report_command", "write_report"]
 
 POINT_MEMBERS: Final = frozenset(
     {
@@ -362,30 +361,21 @@ def write_report(directory: str | Path, output: str | Path | None = None, title:
 # --- Command line --------------------------------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `browser-toolset report`."""
-    parser.add_argument("session", help="a session directory written by --record")
-    parser.add_argument("-o", "--output", help="the HTML file to write (default: SESSION/report.html)")
-    parser.add_argument("--title", help="the report's title")
-
-
-def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def report_command(
+    session: str | Path,
+    output: str | Path | None = None,
+    title: str | None = None,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """`browser-toolset report`: write the report and print its path; 2 when the session cannot be read."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
-        path = write_report(args.session, args.output, args.title)
+        path = write_report(session, output, title)
     except (OSError, ValueError) as exc:
         print(f"browser-toolset report: {exc}", file=err)
         return 2
     print(path, file=out)
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="browser-toolset report", description=__doc__.split("\n\n")[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

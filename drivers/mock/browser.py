@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Literal
-from urllib.parse import quote_plus, unquote, urljoin, urlsplit
+from urllib.parse import quote_plus, unquote, urlencode, urljoin, urlsplit
 
 import attrs
 
@@ -49,8 +49,9 @@ from .behaviours import (
     Submit,
     Toggle,
 )
-from .document import CHECKABLE, LiveElement, _Document, _enclosing_form, _form_value, _set_checked
+from .document import CHECKABLE, LiveElement, _Document, _enclosing_form, _form_data, _form_value, _set_checked
 from .elements import Element, heading, paragraph
+from .frames import show_frames
 from .layout import _Layout, _layout, _scroll_into_view
 from .resources import FileResponse, Page, Redirect
 from .site import Site, normalize_url
@@ -175,6 +176,7 @@ class _Browser:
     def _document(self, url: str, page: Page, status: int | None) -> _Document:
         doc = _Document(f"doc-{self._next('document')}", url, page.title, status, self._new_key, page.scripts)
         doc.root = doc.instantiate(Element("document", page.title, children=page.elements), None)
+        show_frames(doc, url, self.site, self.allows, _not_found)
         return doc
 
     # --- loading and history -------------------------------------------------------------------------------------
@@ -385,10 +387,14 @@ class _Browser:
         return normalize_url(urljoin(base, filled))
 
     def _fill(self, doc: _Document, source: LiveElement | None, template: str, *, quote: bool) -> str:
-        """Replace `{field}` with that form field's value, looking in the source's form first."""
+        """Replace `{field}` with that form field's value, looking in the source's form first, and `{form}` with
+        the whole form as a browser submits it (`name=value&...`)."""
         scope = _enclosing_form(source)
 
         def value(match: re.Match[str]) -> str:
+            if match.group(1) == "form" and scope is not None:
+                pairs = _form_data(scope)
+                return urlencode(pairs) if quote else "&".join(f"{name}={text}" for name, text in pairs)
             field = (doc.find(match.group(1), scope) if scope else None) or doc.find(match.group(1))
             if field is None:
                 return match.group(0)

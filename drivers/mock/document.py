@@ -268,6 +268,22 @@ def _form_value(element: LiveElement) -> str:
     return element.value or ""
 
 
+def _form_data(form: LiveElement) -> list[tuple[str, str]]:
+    """What a browser submits for `form`, as (name, value) pairs in document order: every enabled field named by
+    its `group` or `id`, a checkbox or radio button only when checked (with its `value`, else `on`)."""
+    pairs: list[tuple[str, str]] = []
+    for element in form.walk():
+        name = element.spec.group or element.spec.id
+        if element is form or not name or element.disabled:
+            continue
+        if element.role in CHECKABLE:
+            if element.checked:
+                pairs.append((name, element.spec.value or "on"))
+        elif element.role in TEXT_ENTRY or element.role == "listbox" or element.options:
+            pairs.append((name, _form_value(element)))
+    return pairs
+
+
 def _set_checked(element: LiveElement, checked: bool) -> None:
     """Check or uncheck; checking a radio unchecks the others of its group (same `group`, else same parent)."""
     if checked and element.role in ("radio", "menuitemradio"):

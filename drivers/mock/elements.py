@@ -49,6 +49,24 @@ def _elements(values: Iterable[Element]) -> tuple[Element, ...]:
     return tuple(values)
 
 
+CONCEALMENTS = ("opacity", "zero-size", "clip", "clip-path", "sr-only", "appearance", "offscreen", "covered")
+"""The ways pages hide a native checkbox, radio or select behind a drawing of their own (`Element.concealed`)."""
+
+CONCEALABLE_ROLES = ("checkbox", "radio", "combobox")
+
+
+def _concealment(instance: Element, attribute: attrs.Attribute[str], value: str) -> None:
+    if not value:
+        return
+    if value not in CONCEALMENTS:
+        raise ValueError(f"concealed must be one of {', '.join(CONCEALMENTS)}; got {value!r}")
+    if instance.role not in CONCEALABLE_ROLES:
+        raise ValueError(
+            f"only a checkbox, radio or select (combobox) can be concealed behind a drawing of its own, "
+            f"not a {instance.role}"
+        )
+
+
 def _behaviours(values: Iterable[Behaviour]) -> tuple[Behaviour, ...]:
     return tuple(values)
 
@@ -69,6 +87,10 @@ class Element:
     `on_hover` and (for forms) `on_submit` are behaviours run in order. `multiline` makes a text field a textarea
     (state `multiline`); `input_type` is the HTML input type of a field whose value has a shape of its own
     (`date`, `number`, `email`, ...: see `typed_field`), which the tree reports as the node's `input_type`.
+    `concealed` says how the page hides a native checkbox, radio or select behind a label or look-alike it draws
+    (one of `CONCEALMENTS`): a person operates it through that drawing, so it reads and acts as the control itself,
+    where its label is, as on a real browser; a capture shows the label alone. `src` makes an `iframe` a frame
+    showing the page at that URL (see `frame`).
     """
 
     role: str
@@ -90,6 +112,8 @@ class Element:
     multiline: bool = False
     input_type: str = ""
     file_input: bool = False
+    concealed: str = attrs.field(default="", validator=_concealment)
+    src: str | None = None
     children: tuple[Element, ...] = attrs.field(default=(), converter=_elements)
     on_click: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
     on_hover: tuple[Behaviour, ...] = attrs.field(default=(), converter=_behaviours)
@@ -171,24 +195,39 @@ def typed_field(name: str, input_type: str, value: str = "", **options: Unpack[_
     return Element(TYPED_FIELD_ROLES[input_type], name, value=value, input_type=input_type, **options)
 
 
-def checkbox(name: str, checked: bool = False, **options: Unpack[_Clickable]) -> Element:
-    return Element("checkbox", name, checked=checked, **options)
+def checkbox(name: str, checked: bool = False, *, concealed: str = "", **options: Unpack[_Clickable]) -> Element:
+    return Element("checkbox", name, checked=checked, concealed=concealed, **options)
 
 
-def radio(name: str, group: str, checked: bool = False, **options: Unpack[_Clickable]) -> Element:
-    return Element("radio", name, group=group, checked=checked, **options)
+def radio(
+    name: str, group: str, checked: bool = False, *, concealed: str = "", **options: Unpack[_Clickable]
+) -> Element:
+    return Element("radio", name, group=group, checked=checked, concealed=concealed, **options)
 
 
 def select(
-    name: str, choices: Iterable[Option | str], value: str | None = None, **options: Unpack[_Clickable]
+    name: str,
+    choices: Iterable[Option | str],
+    value: str | None = None,
+    *,
+    concealed: str = "",
+    **options: Unpack[_Clickable],
 ) -> Element:
     """A `<select>`: role combobox whose options the driver lists as hidden `option` children. `value` picks the
     initial option by value or text (the first option otherwise)."""
-    return Element("combobox", name, options=_options(choices), value=value, **options)
+    return Element("combobox", name, options=_options(choices), value=value, concealed=concealed, **options)
 
 
 def file_input(name: str, **options: Unpack[_Clickable]) -> Element:
     return Element("button", name, file_input=True, **options)
+
+
+def frame(name: str, src: str, **options: Unpack[_Common]) -> Element:
+    """An `<iframe>` showing the page at `src` (relative to the page, or on another host: another origin). Its
+    page's elements are the frame's children in the tree, as a real browser's driver joins them; a frame the URL
+    guard refuses shows nothing, and says so. A frame's page runs no `on_load` behaviours, and its links and
+    behaviours act on the tab, as if they targeted the top of the page."""
+    return Element("iframe", name, src=src, **options)
 
 
 def form(

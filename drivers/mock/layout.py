@@ -46,6 +46,8 @@ def _rendered_text(element: LiveElement) -> str:
 def _label(element: LiveElement) -> str:
     """What a capture writes inside an element's box (which is also what sizes the box)."""
     role, name = element.role, element.name
+    if element.spec.concealed and role in ("checkbox", "radio"):
+        return name  # the page's own drawing of it: the label a person sees and clicks
     if role in ("checkbox", "switch", "menuitemcheckbox"):
         return f"[{'x' if element.checked else ' '}] {name}"
     if role in ("radio", "menuitemradio"):

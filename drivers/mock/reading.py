@@ -21,6 +21,7 @@ from .document import (
     _interactive,
 )
 from .layout import _Layout, _layout, _rendered_text
+from .roles import shown_interactive, shown_name, shown_role
 
 
 def _snapshot(doc: _Document, viewport: Size) -> AXSnapshot:
@@ -35,7 +36,8 @@ def _ax(doc: _Document, element: LiveElement, layout: _Layout, viewport: Size) -
     if element.role == "text":
         name = _collapse(element.spec.text or element.spec.name)
         return AXNode("text", name, bounds=bounds, visible=visible, in_viewport=in_viewport)
-    name = _collapse(doc.title) if element is doc.root else element.name
+    role = element.role if element is doc.root else shown_role(element)
+    name = _collapse(doc.title) if element is doc.root else shown_name(element, role)
     children: list[AXNode] = []
     own_text = _collapse(element.spec.text)
     if own_text and own_text != name:
@@ -43,7 +45,7 @@ def _ax(doc: _Document, element: LiveElement, layout: _Layout, viewport: Size) -
     children.extend(_ax(doc, child, layout, viewport) for child in element.children)
     value = element.value
     return AXNode(
-        role=element.role,
+        role=role,
         name=name,
         key=element.key,
         value=None if value is None else _collapse(value),
@@ -54,7 +56,7 @@ def _ax(doc: _Document, element: LiveElement, layout: _Layout, viewport: Size) -
         bounds=bounds,
         visible=visible,
         in_viewport=in_viewport,
-        interactive=_interactive(element),
+        interactive=shown_interactive(element, role, _interactive(element)),
         input_type=element.spec.input_type,
         children=tuple(children),
     )

@@ -69,9 +69,9 @@ _FILE_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "completes_after": int,
 }
 _SCALAR_FIELDS: dict[str, type | tuple[type, ...]] = {
-    **dict.fromkeys(
-        ("role", "name", "id", "value", "text", "description", "placeholder", "href", "group", "input_type"), str
-    ),
+    **dict.fromkeys(("role", "name", "id", "value", "text", "description", "placeholder", "href", "group"), str),
+    "src": str,
+    **dict.fromkeys(("input_type", "concealed"), str),
     **dict.fromkeys(("checked", "visible", "new_tab", "multiline", "file_input"), bool),
     "level": int,
 }

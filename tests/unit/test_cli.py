@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from browser_toolset.cli import commands, main
+from browser_toolset.cli import browser, main
+from browser_toolset.cli import run_command as run_module
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.safety import urls
 from browser_toolset.testing.contract import SessionValidator, assert_valid_user_message
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -84,7 +84,7 @@ def test_every_member_including_the_optional_ones(monkeypatch: pytest.MonkeyPatc
         for i, (name, data) in enumerate(extra)
     ]
     turns.append(json.dumps({"role": "assistant", "content": content}))
-    argv = ["exec", "--site", str(SITE), "--upload-dir", str(tmp_path)]
+    argv = ["exec", "--driver", "mock", "--site", str(SITE), "--upload-dir", str(tmp_path)]
     for member in ("javascript_exec", "file_upload", "read_console", "read_network"):
         argv += ["--enable", member]
     status, outputs, err = run(argv, "\n".join(turns) + "\n", monkeypatch)
@@ -113,7 +113,8 @@ def test_malformed_lines_are_reported_and_the_session_goes_on(monkeypatch: pytes
     good = json.dumps(
         {"content": [{"type": "tool_use", "id": "t1", "name": "list_tabs", "input": {}, "toolset_name": "browser"}]}
     )
-    status, outputs, err = run(["exec"], f'{{not json\n\n[1, 2\n{good}\n"a string"\n', monkeypatch)
+    lines = f'{{not json\n\n[1, 2\n{good}\n"a string"\n'
+    status, outputs, err = run(["exec", "--driver", "mock"], lines, monkeypatch)
     assert status == 1
     assert "line 1" in err and "line 3" in err and "line 5" in err
     # one answer per non-blank line, in order: an error object for each line that is no message
@@ -136,7 +137,7 @@ def test_a_whole_messages_api_response_is_accepted(monkeypatch: pytest.MonkeyPat
             {"type": "tool_use", "id": "t2", "name": "screenshot", "input": {}, "toolset_name": "browser"},
         ],
     }
-    status, outputs, _ = run(["exec"], json.dumps(response) + "\n", monkeypatch)
+    status, outputs, _ = run(["exec", "--driver", "mock"], json.dumps(response) + "\n", monkeypatch)
     assert status == 0
     (result,) = outputs[0]["content"]
     assert result["tool_use_id"] == "t2" and result["content"][0]["type"] == "image"
@@ -160,16 +161,6 @@ def line_of(*blocks: dict[str, Any]) -> str:
     return json.dumps({"role": "assistant", "content": list(blocks)})
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Names are never looked up on the network in these tests (the shop's hosts are the mock's own)."""
-
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
-
-
 @pytest.mark.parametrize(
     ("given", "kind"),
     [("go to example.com", "a string"), (None, "null"), ([1, 2], "an array"), (7, "a number"), (True, "a boolean")],
@@ -178,7 +169,7 @@ def test_a_call_whose_input_is_not_an_object_is_answered_with_an_error(
     monkeypatch: pytest.MonkeyPatch, given: Any, kind: str
 ) -> None:
     text = line_of(call("navigate", given, "t1"), call("screenshot", {}, "t2"))
-    status, outputs, _ = run(["exec"], text + "\n", monkeypatch)
+    status, outputs, _ = run(["exec", "--driver", "mock"], text + "\n", monkeypatch)
     assert status == 0
     first, second = outputs[0]["content"]
     assert first["is_error"] and first["tool_use_id"] == "t1" and first["toolset_name"] == "browser"
@@ -209,7 +200,7 @@ def test_unpaired_surrogates_are_errors_and_the_output_stays_utf8(monkeypatch: p
     monkeypatch.setattr(sys, "stdin", stdin)
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8", errors="strict", write_through=True))
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    status = main(["exec", "--site", str(SITE)])
+    status = main(["exec", "--driver", "mock", "--site", str(SITE)])
     outputs = [json.loads(line) for line in out.getvalue().decode("utf-8").splitlines()]
     assert status == 1 and len(outputs) == 4
     assert "unpaired UTF-16 surrogate" in outputs[0]["content"][0]["content"]
@@ -225,7 +216,7 @@ def test_bytes_that_are_not_utf8_are_one_bad_line(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(sys, "stdin", stdin)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
-    assert main(["exec"]) == 1
+    assert main(["exec", "--driver", "mock"]) == 1
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
     assert first["type"] == "error" and "not valid UTF-8" in first["error"]["message"]
     assert second["role"] == "user"
@@ -239,7 +230,8 @@ def test_absurd_nesting_is_an_error_line_not_a_crash(monkeypatch: pytest.MonkeyP
     deep_input += '"toolset_name": "browser"}]}'
     inside = '{"content": [{"type": "tool_use", "id": "t1", "name": "type", "input": {"text": '
     inside += "[" * 60 + "]" * 60 + '}, "toolset_name": "browser"}]}'
-    status, outputs, err = run(["exec"], f"{nested}\n{deep_input}\n{inside}\n", monkeypatch)
+    lines = f"{nested}\n{deep_input}\n{inside}\n"
+    status, outputs, err = run(["exec", "--driver", "mock"], lines, monkeypatch)
     assert status == 1
     assert outputs[0]["type"] == "error" and "nested too deeply" in outputs[0]["error"]["message"]
     assert outputs[1]["type"] == "error" or outputs[1]["content"][0]["is_error"]
@@ -255,12 +247,12 @@ def test_a_browser_that_dies_mid_session_is_answered_not_a_traceback(monkeypatch
         raise ConnectionResetError("the BiDi socket was closed")
 
     monkeypatch.setattr(broken, "capture", dead)
-    monkeypatch.setattr(commands, "load_driver", lambda name, options: broken)
+    monkeypatch.setattr(browser, "load_driver", lambda name, options: broken)
     lines = [
         line_of(call("screenshot", {}, "t1"), call("list_tabs", {}, "t2")),
         line_of(call("read_page", {}, "t3")),
     ]
-    status, outputs, err = run(["exec"], "\n".join(lines) + "\n", monkeypatch)
+    status, outputs, err = run(["exec", "--driver", "mock"], "\n".join(lines) + "\n", monkeypatch)
     assert status == 0
     failed, skipped = outputs[0]["content"]
     assert failed["is_error"]
@@ -275,7 +267,7 @@ def test_a_browser_that_dies_mid_session_is_answered_not_a_traceback(monkeypatch
 
 def test_a_browser_whose_state_cannot_be_read_fails_the_call_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = MockDriver.from_options({"site": str(SITE)})
-    monkeypatch.setattr(commands, "load_driver", lambda name, options: broken)
+    monkeypatch.setattr(browser, "load_driver", lambda name, options: broken)
     original = broken.list_tabs
     calls = {"n": 0}
 
@@ -287,7 +279,7 @@ def test_a_browser_whose_state_cannot_be_read_fails_the_call_cleanly(monkeypatch
 
     monkeypatch.setattr(broken, "list_tabs", flaky)
     lines = [line_of(call("screenshot", {}, "t1")), line_of(call("list_tabs", {}, "t2"))]
-    status, outputs, err = run(["exec"], "\n".join(lines) + "\n", monkeypatch)
+    status, outputs, err = run(["exec", "--driver", "mock"], "\n".join(lines) + "\n", monkeypatch)
     assert status == 0
     assert outputs[0]["content"][0]["is_error"]
     assert "The browser is not responding or has closed: OSError: browser process exited" in str(outputs[0])
@@ -299,8 +291,8 @@ def test_a_driver_that_cannot_start_is_a_message_and_status_2(monkeypatch: pytes
     def fail(name: str, options: Any) -> Any:
         raise OSError("chromedriver not found")
 
-    monkeypatch.setattr(commands, "load_driver", fail)
-    status, outputs, err = run(["exec"], "", monkeypatch)
+    monkeypatch.setattr(browser, "load_driver", fail)
+    status, outputs, err = run(["exec", "--driver", "mock"], "", monkeypatch)
     assert status == 2 and outputs == []
     assert "could not start the mock driver: OSError: chromedriver not found" in err
 
@@ -320,7 +312,8 @@ def test_uploads_are_confined_to_the_upload_directory(monkeypatch: pytest.Monkey
     (uploads / "escape.txt").symlink_to(tmp_path / "secret.txt")
     steps = [("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "proof of address"})]
     upload = {"target": {"type": "ref", "ref": "ref_1"}}
-    argv = ["exec", "--site", str(SITE), "--upload-dir", str(uploads), "--enable", "file_upload"]
+    argv = ["exec", "--driver", "mock", "--site", str(SITE), "--upload-dir", str(uploads)]
+    argv += ["--enable", "file_upload"]
     lines = [
         shop_line(*steps),
         shop_line(("file_upload", {**upload, "paths": ["proof.txt"]})),
@@ -340,7 +333,8 @@ def test_uploads_are_confined_to_the_upload_directory(monkeypatch: pytest.Monkey
 def test_high_impact_clicks_are_refused_by_default_and_can_be_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     steps = shop_line(("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "place order button"}))
     click = shop_line(("left_click", {"target": {"type": "ref", "ref": "ref_1"}}))
-    status, outputs, _ = run(["exec", "--site", str(SITE)], f"{steps}\n{click}\n", monkeypatch)
+    argv = ["exec", "--driver", "mock", "--site", str(SITE)]
+    status, outputs, _ = run(argv, f"{steps}\n{click}\n", monkeypatch)
     assert status == 0
     assert 'button "Place order"' in outputs[0]["content"][1]["content"][0]["text"]
     refused = outputs[1]["content"][0]
@@ -348,16 +342,16 @@ def test_high_impact_clicks_are_refused_by_default_and_can_be_allowed(monkeypatc
     assert refused["content"][0]["text"].startswith(
         "Error: left_click on button 'Place order' was not run: it looks like a purchase or payment"
     )
-    argv = ["exec", "--site", str(SITE), "--confirm", "purchase=allow"]
+    argv = ["exec", "--driver", "mock", "--site", str(SITE), "--confirm", "purchase=allow"]
     status, outputs, _ = run(argv, f"{steps}\n{click}\n", monkeypatch)
     assert status == 0 and not outputs[1]["content"][0].get("is_error")
 
 
 def test_confirm_flags_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit, match="unknown category 'shopping'"):
-        run(["exec", "--confirm", "shopping=allow"], "", monkeypatch)
+        run(["exec", "--driver", "mock", "--confirm", "shopping=allow"], "", monkeypatch)
     with pytest.raises(SystemExit, match=r"expected CATEGORY=ask\|deny\|allow"):
-        run(["exec", "--confirm", "purchase=maybe"], "", monkeypatch)
+        run(["exec", "--driver", "mock", "--confirm", "purchase=maybe"], "", monkeypatch)
 
 
 def test_an_ascii_only_stdout_gets_escaped_json(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -365,7 +359,7 @@ def test_an_ascii_only_stdout_gets_escaped_json(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(sys, "stdin", io.StringIO(line_of(call("get_page_text", {"tab_id": "tab-é"})) + "\n"))
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="ascii", write_through=True))
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert main(["exec"]) == 0
+    assert main(["exec", "--driver", "mock"]) == 0
     (answer,) = (json.loads(line) for line in raw.getvalue().decode("ascii").splitlines())
     assert "tab-é" in answer["content"][0]["content"][0]["text"]
 
@@ -389,7 +383,9 @@ def test_exec_reads_the_config_file_and_flags_win(
     steps = shop_line(("navigate", {"url": "https://shop.test/checkout"}), ("find", {"query": "place order button"}))
     click = shop_line(("left_click", {"target": {"type": "ref", "ref": "ref_1"}}))
     config = no_settings_from_the_machine / "settings.toml"
-    config.write_text(f"[driver_options]\nsite = {json.dumps(str(SITE))}\n[confirm]\npurchase = 'allow'\n")
+    config.write_text(
+        f"driver = 'mock'\n[driver_options]\nsite = {json.dumps(str(SITE))}\n[confirm]\npurchase = 'allow'\n"
+    )
     status, outputs, err = run(["exec", "--config", str(config)], f"{steps}\n{click}\n", monkeypatch)
     assert status == 0, err
     assert not outputs[1]["content"][0].get("is_error")
@@ -410,11 +406,11 @@ def test_exec_refuses_a_bad_config_before_starting(
     config = no_settings_from_the_machine / "settings.toml"
     config.write_text("[images]\nquality = 0\n")
     with pytest.raises(SystemExit, match=r"images.quality = 0 \(from .*settings.toml\) is not valid"):
-        run(["exec", "--config", str(config)], "", monkeypatch)
+        run(["exec", "--driver", "mock", "--config", str(config)], "", monkeypatch)
     with pytest.raises(SystemExit, match=r"unknown driver option 'driver_options\.colour'"):
-        run(["exec", "-o", "colour=red"], "", monkeypatch)
+        run(["exec", "--driver", "mock", "-o", "colour=red"], "", monkeypatch)
     with pytest.raises(SystemExit, match="--set takes KEY=VALUE"):
-        run(["exec", "--set", "images.quality"], "", monkeypatch)
+        run(["exec", "--driver", "mock", "--set", "images.quality"], "", monkeypatch)
 
 
 def run_command(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
@@ -435,8 +431,8 @@ def test_run_against_the_fake_api_on_the_mock(
     transcript = no_settings_from_the_machine / "transcript.json"
     with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
         monkeypatch.setenv("BROWSER_TOOLSET_LOOP_BASE_URL", api.base_url)
-        argv = ["run", "What do hats cost?", "--site", str(SCRIPTS / "shop_site.json"), "-q", "--max-turns", "9",
-                "--transcript", str(transcript)]  # fmt: skip
+        argv = ["run", "What do hats cost?", "--driver", "mock", "--site", str(SCRIPTS / "shop_site.json"), "-q",
+                "--max-turns", "9", "--transcript", str(transcript)]  # fmt: skip
         status, out, err = run_command(argv, monkeypatch)
     assert status == 0, err
     assert out == "Hats cost 12, and the price list is downloaded.\n"
@@ -452,7 +448,7 @@ def test_run_takes_the_loop_settings_from_the_config(
     config = no_settings_from_the_machine / "settings.toml"
     with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
         config.write_text(
-            f"[driver_options]\nsite = {json.dumps(str(SCRIPTS / 'shop_site.json'))}\n"
+            f"driver = 'mock'\n[driver_options]\nsite = {json.dumps(str(SCRIPTS / 'shop_site.json'))}\n"
             "[loop]\nmodel = 'claude-test'\nmax_tokens = 99\nmax_turns = 9\napi_key = 'k'\n"
             f"base_url = '{api.base_url}'\n"
         )
@@ -467,18 +463,17 @@ def test_run_without_an_api_key_is_a_message(
     monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    status, _, err = run_command(["run", "anything", "--set", "loop.base_url=http://127.0.0.1:9"], monkeypatch)
+    argv = ["run", "anything", "--driver", "mock", "--set", "loop.base_url=http://127.0.0.1:9"]
+    status, _, err = run_command(argv, monkeypatch)
     assert status == 2 and "no Messages API client" in err
 
 
 def test_run_asks_nobody_when_stdin_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[bool] = []
-    monkeypatch.setattr(commands, "_terminal_asker", lambda: asked.append(True))
-    from browser_toolset.agent import loop
-
-    monkeypatch.setattr(loop, "run_from_args", lambda args, toolset, client: toolset.close() or 0)
+    monkeypatch.setattr(run_module, "terminal_asker", lambda: asked.append(True))
+    monkeypatch.setattr(run_module, "run_command", lambda toolset, task, **options: toolset.close() or 0)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
-    assert run_command(["run", "t", "--confirm", "all=ask"], monkeypatch)[0] == 0
+    assert run_command(["run", "t", "--driver", "mock", "--confirm", "all=ask"], monkeypatch)[0] == 0
     assert asked == []
 
 
@@ -489,29 +484,13 @@ def test_fake_api_subcommand_refuses_a_bad_script(monkeypatch: pytest.MonkeyPatc
     assert status == 2 and "a script is a JSON list of turns" in err
 
 
-def test_the_optional_subcommands_appear_with_their_modules(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    help_text = commands._parser().format_help()
-    for name in ("replay", "report", "demo"):
-        home = {"replay": "sessions.replay", "report": "sessions.report", "demo": "cli.demo"}[name]
-        present = importlib.util.find_spec(f"browser_toolset.{home}") is not None
-        assert (name in help_text.split("{", 1)[1].split("}", 1)[0]) == present
-    real = commands._optional_module
-    monkeypatch.setattr(commands, "_optional_module", lambda name: None if name == "replay" else real(name))
-    assert "replay" not in commands._parser().format_help().split("{", 1)[1].split("}", 1)[0]
-
-
 def test_exec_and_run_record_when_asked(monkeypatch: pytest.MonkeyPatch, no_settings_from_the_machine: Path) -> None:
     pytest.importorskip("browser_toolset.sessions.recording")
     from browser_toolset.testing.fake_api import FakeMessagesAPI
 
     session = no_settings_from_the_machine / "exec-session"
-    status, outputs, err = run(
-        ["exec", "--site", str(SITE), "--record", str(session), "--set", "loop.api_key=sk-ant-hidden"],
-        SESSION.read_text(),
-        monkeypatch,
-    )
+    argv = ["exec", "--driver", "mock", "--site", str(SITE), "--record", str(session)]
+    status, outputs, err = run([*argv, "--set", "loop.api_key=sk-ant-hidden"], SESSION.read_text(), monkeypatch)
     assert status == 0, err
     calls = [json.loads(line) for line in (session / "calls.jsonl").read_text().splitlines()]
     answered = [r for message in outputs for r in message["content"]]
@@ -523,7 +502,8 @@ def test_exec_and_run_record_when_asked(monkeypatch: pytest.MonkeyPatch, no_sett
     recorded = no_settings_from_the_machine / "run-session"
     with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
         monkeypatch.setenv("BROWSER_TOOLSET_LOOP_BASE_URL", api.base_url)
-        argv = ["run", "What do hats cost?", "--site", str(SCRIPTS / "shop_site.json"), "-q", "--record", str(recorded)]
+        argv = ["run", "What do hats cost?", "--driver", "mock", "--site", str(SCRIPTS / "shop_site.json"), "-q",
+                "--record", str(recorded)]  # fmt: skip
         status, _, err = run_command(argv, monkeypatch)
     assert status == 0, err
     messages = [json.loads(line) for line in (recorded / "messages.jsonl").read_text().splitlines()]

@@ -60,7 +60,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def test_defaults_match_the_executor_defaults() -> None:
     settings = load()
-    assert settings.driver == "mock" and settings.driver_options == {}
+    assert settings.driver == "selenium" and settings.driver_options == {}
     assert settings.images == cfg.ImageSettings(1568, 1_150_000, 2000, "png", 85)
     assert settings.confirm.decisions() == dict.fromkeys(("purchase", "message", "delete", "account", "terms"), "ask")
     assert settings.files.upload_max_mib == 50.0 and settings.urls.allow_hosts is None
@@ -70,7 +70,7 @@ def test_defaults_match_the_executor_defaults() -> None:
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:
     file = write(
         tmp_path / "c.toml",
-        'viewport = "800x600"\nenable = ["read_console"]\n[images]\nquality = 50\nformat = "jpeg"\n'
+        'driver = "mock"\nviewport = "800x600"\nenable = ["read_console"]\n[images]\nquality = 50\nformat = "jpeg"\n'
         '[urls]\nallow_hosts = ["a.test"]\n[loop]\nmax_turns = 7\n[driver_options]\nstart_url = "https://a.test/"\n',
     )
     env = {"BROWSER_TOOLSET_IMAGES_QUALITY": "60", "BROWSER_TOOLSET_URLS_ALLOW_HOSTS": "b.test, c.test"}
@@ -110,7 +110,9 @@ def test_selenium_settings_reach_the_driver_options(tmp_path: Path) -> None:
 
 
 def test_browser_timeouts_are_ignored_by_a_driver_without_them() -> None:
-    assert load(env={"BROWSER_TOOLSET_TIMEOUTS_NAVIGATION": "5"}).driver_options == {}
+    env = {"BROWSER_TOOLSET_DRIVER": "mock", "BROWSER_TOOLSET_TIMEOUTS_NAVIGATION": "5"}
+    assert load(env=env).driver_options == {}
+    assert load(env={"BROWSER_TOOLSET_TIMEOUTS_NAVIGATION": "5"}).driver_options == {"navigation_timeout": "5.0"}
 
 
 def test_the_default_file_and_the_config_variable(tmp_path: Path) -> None:
@@ -173,7 +175,8 @@ def test_a_bad_value_in_the_environment() -> None:
     assert message.startswith("environment variable BROWSER_TOOLSET_IMAGE_QUALITY is not a browser-toolset setting")
     assert "BROWSER_TOOLSET_IMAGES_QUALITY" in message
     # the test suite's own variables are not settings
-    assert load(env={"BROWSER_TOOLSET_CONFORMANCE_DRIVERS": "x", "BROWSER_TOOLSET_WPT_ACCNAME": "y"}).driver == "mock"
+    suite = {"BROWSER_TOOLSET_CONFORMANCE_DRIVERS": "x", "BROWSER_TOOLSET_WPT_ACCNAME": "y"}
+    assert load(env=suite).driver == "selenium"
 
 
 def test_a_bad_flag() -> None:
@@ -191,9 +194,19 @@ def test_a_bad_flag() -> None:
 
 
 def test_driver_options_are_checked_against_the_drivers_declaration(tmp_path: Path) -> None:
-    assert refusal(flags=[("driver_options.sight", "x", "-o")]) == (
+    mock = ("driver", "mock", "--driver")
+    assert refusal(flags=[mock, ("driver_options.sight", "x", "-o")]) == (
         "unknown driver option 'driver_options.sight' (from flag -o) for the mock driver; its options are site, "
         "viewport, start_url"
+    )
+    # an option meant for the mock, with no driver named: the default driver is named, and how to pick another
+    message = refusal(flags=[("driver_options.site", "x", "--site")])
+    assert message.startswith(
+        "unknown driver option 'driver_options.site' (from flag --site) for the selenium driver; its options are "
+        "browser, remote,"
+    )
+    assert message.endswith(
+        " (no driver was named, so it is the default, selenium; name another with --driver, such as --driver mock)"
     )
     file = write(tmp_path / "c.toml", "driver = 'selenium'\n[driver_options]\nheadless = 'perhaps'\n")
     assert refusal(file=file) == (
@@ -201,7 +214,7 @@ def test_driver_options_are_checked_against_the_drivers_declaration(tmp_path: Pa
         "1/0); got 'perhaps'; use true or false (or yes/no, on/off, 1/0)"
     )
     assert "is not valid" in refusal(flags=[("driver", "selenium", "--driver"), ("driver_options.dialogs", "x", "-o")])
-    assert refusal(flags=[("browser", "firefox", "--browser")]) == (
+    assert refusal(flags=[mock, ("browser", "firefox", "--browser")]) == (
         "browser (from flag --browser) does not apply to the mock driver, whose options are site, viewport, start_url"
     )
     assert refusal(env={"BROWSER_TOOLSET_DRIVER": "chrome"}).startswith(
@@ -251,8 +264,8 @@ def test_config_show_prints_values_and_sources_and_masks_the_api_key(
 ) -> None:
     file = write(tmp_path / "c.toml", "[images]\nquality = 50\n[loop]\napi_key = 'sk-ant-secret-value'\n")
     monkeypatch.setenv("BROWSER_TOOLSET_LOOP_MAX_TURNS", "9")
-    status, out, err = cli(["config", "show", "--config", str(file), "--site", str(SITE), "--image-format", "jpeg"],
-                           monkeypatch)  # fmt: skip
+    status, out, err = cli(["config", "show", "--config", str(file), "--driver", "mock", "--site", str(SITE),
+                            "--image-format", "jpeg"], monkeypatch)  # fmt: skip
     assert status == 0, err
     lines = {line.split("#")[0].strip(): line.rsplit("# ", 1)[1] for line in out.splitlines()[1:] if " = " in line}
     assert lines["images.quality = 50"] == f"file {file}"
@@ -260,7 +273,7 @@ def test_config_show_prints_values_and_sources_and_masks_the_api_key(
     assert lines["loop.max_turns = 9"] == "env BROWSER_TOOLSET_LOOP_MAX_TURNS"
     assert lines['loop.api_key = "********"'] == f"file {file}"
     assert lines[f"driver_options.site = {__import__('json').dumps(str(SITE))}"] == "flag --site"
-    assert lines['driver = "mock"'] == "default"
+    assert lines['driver = "mock"'] == "flag --driver"
     assert "sk-ant" not in out
     assert "# driver_options.viewport = (driver default '1280x800')" in out
 
@@ -306,12 +319,13 @@ def test_every_key_is_in_the_documentation() -> None:
 def test_open_toolset_builds_the_configured_toolset(tmp_path: Path) -> None:
     file = write(
         tmp_path / "c.toml",
-        f"enable = ['read_console']\n[driver_options]\nsite = {str(SITE)!r}\n[images]\nformat = 'jpeg'\n"
+        f"driver = 'mock'\nenable = ['read_console']\n[driver_options]\nsite = {str(SITE)!r}\n"
+        "[images]\nformat = 'jpeg'\n"
         "[urls]\nallow_hosts = ['shop.test']\n[confirm]\npurchase = 'allow'\n",
     )
     with open_toolset(load(file)) as toolset:
         assert toolset.image_limits.format == "jpeg"
-        assert toolset.navigation.allowed_hosts == ("shop.test",)
+        assert toolset.navigation.allow_hosts == ("shop.test",)
         assert isinstance(toolset.driver, MockDriver)
         assert toolset.driver.list_tabs()[0].url == "https://shop.test/"
 
@@ -320,29 +334,10 @@ def test_open_async_toolset(tmp_path: Path) -> None:
     import asyncio
 
     async def use() -> str:
-        toolset = cfg.open_async_toolset(load(flags=[("driver_options.site", str(SITE), "--site")]))
+        toolset = await cfg.open_async_toolset(load(flags={"driver": "mock", "driver_options.site": str(SITE)}))
         try:
             return str(toolset.driver.list_tabs()[0].url)
         finally:
             await toolset.close()
 
     assert asyncio.run(use()) == "https://shop.test/"
-
-
-# --- profile_dir on real browsers ------------------------------------------------------------------------------------
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def test_a_persistent_profile_dir_is_used_and_kept(browser: str, tmp_path: Path) -> None:
-    from tests.support.browsers import require_browser
-
-    require_browser(browser)  # type: ignore[arg-type]
-    profile = tmp_path / "profile"
-    settings = load(flags=[("driver", "selenium", "--driver"), ("browser", browser, "--browser"),
-                           ("profile_dir", str(profile), "--profile-dir")])  # fmt: skip
-    with open_toolset(settings) as toolset:
-        assert toolset.driver.list_tabs()
-    names = {path.name for path in profile.iterdir()}
-    assert names, "the browser wrote nothing into the profile folder"
-    assert ("Default" in names) if browser == "chromium" else ("prefs.js" in names)

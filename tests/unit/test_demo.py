@@ -3,24 +3,18 @@ API, recorded and reported, on headless Chromium and on the mock fallback."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser_toolset.cli import demo
-from browser_toolset.cli.demo import add_arguments, run, run_demo, serve_site, site_directory
+from browser_toolset.cli import demo, main
+from browser_toolset.cli.demo import demo_command, run_demo, serve_site, site_directory
 from browser_toolset.sessions.recording import Session
 from tests.support.needs import unavailable
-
-
-def demo_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return parser.parse_args(list(argv))
 
 
 def check_session(session: Path) -> Session:
@@ -50,7 +44,7 @@ def test_the_site_is_package_data_and_is_served_on_loopback() -> None:
 
 def test_the_demo_on_the_mock_driver(tmp_path: Path) -> None:
     out = io.StringIO()
-    status = run(demo_args("-o", str(tmp_path / "d"), "--driver", "mock"), out=out, err=io.StringIO())
+    status = demo_command(tmp_path / "d", driver="mock", out=out, err=io.StringIO())
     text = out.getvalue()
     assert status == 0, text
     assert "(driver: mock)" in text and "Finished (end_turn) after 8 turns: 18 calls, 0 errors" in text
@@ -59,12 +53,12 @@ def test_the_demo_on_the_mock_driver(tmp_path: Path) -> None:
     loaded = check_session(tmp_path / "d" / "session")
     report = (tmp_path / "d" / "report.html").read_text(encoding="utf-8")
     assert report.count('<section class="step ') == len(loaded.calls) == 19
-    # The recorded session replays the same on the mock twin.
-    from browser_toolset.sessions.replay import main as replay
-
-    assert replay([str(tmp_path / "d" / "session")]) == 0
+    # The replay command it prints runs the session again with its recorded settings, and finds nothing changed.
+    (line,) = [line for line in text.splitlines() if line.startswith("Replay it: ")]
+    assert line == f"Replay it: browser-toolset replay {tmp_path / 'd' / 'session'}"
+    assert main(line.split()[3:]) == 0
     # A second run into the same folder starts afresh.
-    assert run(demo_args("-o", str(tmp_path / "d"), "--driver", "mock", "-q"), out=io.StringIO()) == 0
+    assert demo_command(tmp_path / "d", driver="mock", quiet=True, out=io.StringIO()) == 0
     assert len(Session(tmp_path / "d" / "session").calls) == 19
 
 
@@ -88,13 +82,13 @@ def test_without_a_browser_the_demo_falls_back_to_the_mock(tmp_path: Path, monke
 def test_live_needs_an_api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     err = io.StringIO()
-    assert run(demo_args("--live", "-o", str(tmp_path)), out=io.StringIO(), err=err) == 2
+    assert demo_command(tmp_path, live=True, out=io.StringIO(), err=err) == 2
     assert "ANTHROPIC_API_KEY" in err.getvalue()
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str) -> None:
+def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The whole task through the real loop: batches, a new tab, a download, a dialog, a form."""
     if browser == "chromium" and not (
         (shutil.which("chromium") or shutil.which("chromium-browser")) and shutil.which("chromedriver")
@@ -102,8 +96,22 @@ def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str) -> None:
         unavailable("chromium or chromedriver is not installed")
     if browser == "firefox" and not (shutil.which("firefox-esr") or shutil.which("firefox")):
         unavailable("firefox is not installed")
+    # What reached the demo site, seen by its own request handler: the driver's word is not the oracle.
+    served: list[str] = []
+    monkeypatch.setattr(
+        demo._QuietHandler, "log_request", lambda handler, code="-", size="-": served.append(handler.path)
+    )
     out = io.StringIO()
     result = run_demo(tmp_path, driver=browser, out=out)
+    paths = {urlsplit(path).path for path in served}
+    assert {"/index.html", "/pricing.html", "/prices.csv", "/contact.html", "/status.html"} <= paths, served
+    (sent,) = [parse_qs(urlsplit(path).query) for path in served if urlsplit(path).path == "/thanks.html"]
+    assert sent == {
+        "name": ["Ada Lovelace"],
+        "email": ["ada@example.com"],
+        "plan": ["pro"],
+        "message": ["Hello, could you send us a quote for the Pro plan for 3 people?"],
+    }
     assert (result.driver, result.stop_reason, result.rejected_requests, result.errors) == (
         "selenium",
         "end_turn",
@@ -116,4 +124,4 @@ def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str) -> None:
     assert result.report.read_text(encoding="utf-8").count('<section class="step ') == len(loaded.calls) == 19
     # The coordinate clicks are drawn on the screenshot before them.
     assert result.report.read_text(encoding="utf-8").count('class="shot marked"') == 2
-    assert demo.SCRIPT[-1][0]["text"].startswith("Done")
+    assert result.final_text.startswith("Done:\n- The Pro plan costs $29 per month (10 databases).\n")

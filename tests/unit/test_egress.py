@@ -18,7 +18,7 @@ from browser_toolset.safety.urls import URLPolicy
 
 
 def test_the_executors_url_policy_is_used_whole() -> None:
-    policy = URLPolicy(allowed_hosts=["example.com"])
+    policy = URLPolicy(allow_hosts=["example.com"])
     egress = EgressPolicy.from_guard(policy.allows)
     assert egress.check_addresses is True
     assert egress.host_refusal("https://evil.test/") == "evil.test is not on this session's list of allowed hosts"
@@ -55,7 +55,7 @@ def test_a_name_resolving_to_a_private_address_is_refused() -> None:
 
 def test_dns_rebinding_is_caught_and_the_checked_address_is_the_one_connected_to() -> None:
     answers = iter([["93.184.216.34"], ["127.0.0.1"]])
-    egress = EgressPolicy.from_url_policy(URLPolicy(allowed_hosts=["rebind.example"]))
+    egress = EgressPolicy.from_url_policy(URLPolicy(allow_hosts=["rebind.example"]))
     egress.resolver = lambda host, port: next(answers)
     first = egress.decide("https://rebind.example/", "rebind.example", 443)
     assert first.allowed and first.address == ("93.184.216.34", 443)
@@ -127,7 +127,7 @@ def internal() -> Iterator[tuple[int, list[bytes]]]:
 def proxy() -> Iterator[EgressProxy]:
     proxy = EgressProxy()
     proxy.start()
-    proxy.set_policy(EgressPolicy.from_url_policy(URLPolicy(allowed_hosts=["127.0.0.1"], allow_private=True)))
+    proxy.set_policy(EgressPolicy.from_url_policy(URLPolicy(allow_hosts=["127.0.0.1"], allow_private=True)))
     yield proxy
     proxy.stop()
 
@@ -186,7 +186,7 @@ def test_a_name_is_connected_to_at_the_address_checked(upstream: int) -> None:
     """`rebind.test` does not resolve on this machine: the proxy's own (fake) answer is what it connects to."""
     proxy = EgressProxy()
     proxy.start()
-    policy = EgressPolicy.from_url_policy(URLPolicy(allowed_hosts=["rebind.test"], allow_private=True))
+    policy = EgressPolicy.from_url_policy(URLPolicy(allow_hosts=["rebind.test"], allow_private=True))
     policy.resolver = lambda host, port: ["127.0.0.1"]
     proxy.set_policy(policy)
     try:

@@ -23,14 +23,19 @@ import pytest
 from PIL import Image
 
 from browser_toolset import BrowserToolset, run_batch
+from browser_toolset.cli import main as cli_main
 from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.testing.fake_api import END_OF_SCRIPT, FakeMessagesAPI, RecordedRequest, ScriptError, load_script
-from browser_toolset.testing.fake_api.command import main
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
 MODEL = "claude-opus-5-5"
 TOOLS: list[Any] = [{"type": "browser_toolset_20260801"}]
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
+
+
+def main(argv: list[str]) -> int:
+    """`python -m browser_toolset.testing.fake_api ARGV`, which is `browser-toolset fake-api ARGV`."""
+    return cli_main(["fake-api", *argv])
 
 
 def shop_driver() -> MockDriver:

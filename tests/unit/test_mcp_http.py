@@ -64,7 +64,8 @@ class HttpServer:
 @contextmanager
 def http_server(*flags: str, token: str | None = None, env: dict[str, str] | None = None) -> Iterator[HttpServer]:
     """Start the server with `flags` and yield it once it listens; stop it (SIGTERM, then SIGKILL) afterwards."""
-    command = [sys.executable, "-m", "browser_toolset.mcp", "--transport", "http", "--port", "0", *flags]
+    command = [sys.executable, "-m", "browser_toolset.mcp", "--transport", "http", "--port", "0", "--driver", "mock"]
+    command += flags
     if token:
         command += ["--token", token]
     process = subprocess.Popen(

@@ -23,7 +23,9 @@ from tests.unit.test_mcp_http import MODES, ROOT, SHOP, ok, ref_of, texts
 
 def stdio_client(mode: str, *flags: str, **options: Any) -> Client:
     command = StdioServerParameters(
-        command=sys.executable, args=["-m", "browser_toolset.mcp", "--site", SHOP, *flags], cwd=str(ROOT)
+        command=sys.executable,
+        args=["-m", "browser_toolset.mcp", "--driver", "mock", "--site", SHOP, *flags],
+        cwd=str(ROOT),
     )
     return Client(command, mode=mode, **options)
 
@@ -82,7 +84,7 @@ def test_a_session_over_stdio(mode: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_allow_private_admits_the_private_address(mode: str) -> None:
     """The same server in-process (the client library's in-memory transport), with `--allow-private`."""
-    settings = load_settings(flags={"driver_options.site": SHOP, "urls.allow_private": True}, env={})
+    settings = load_settings(flags={"driver": "mock", "driver_options.site": SHOP, "urls.allow_private": True}, env={})
 
     async def main() -> types.CallToolResult:
         async with Client(build_server(BrowserService(settings)), mode=mode) as client:
@@ -96,7 +98,9 @@ def test_allow_private_admits_the_private_address(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_an_enabled_optional_member_is_offered_and_runs(mode: str) -> None:
-    settings = load_settings(flags={"driver_options.site": SHOP, "enable": ["javascript_exec"]}, env={})
+    settings = load_settings(
+        flags={"driver": "mock", "driver_options.site": SHOP, "enable": ["javascript_exec"]}, env={}
+    )
 
     async def main() -> tuple[list[str], types.CallToolResult]:
         async with Client(build_server(BrowserService(settings)), mode=mode) as client:

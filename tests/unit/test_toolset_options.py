@@ -68,7 +68,7 @@ def every_setting(tmp_path: Path) -> dict[str, Any]:
         return None
 
     return {
-        "navigation": URLPolicy(allowed_hosts=["options.test"]),
+        "navigation": URLPolicy(allow_hosts=["options.test"]),
         "image_limits": ImageLimits(format="jpeg"),
         "documents": lambda document_id: str(tmp_path / document_id),
         "sleep": lambda seconds: None,

@@ -1,4 +1,4 @@
-"""The navigation rules of §4 and §6: scheme-less addresses, refused schemes, the host and private-range policy,
+"""docs/contract.md §4, §6 on navigation: scheme-less addresses, refused schemes, the host and private-range policy,
 with a corpus of hostile URLs and a fake resolver (no test here ever looks a name up on the network)."""
 
 from __future__ import annotations
@@ -77,16 +77,6 @@ def test_addresses_without_a_host_or_port_are_specific_errors(written: str) -> N
     assert str(caught.value) != REFUSED_SCHEME
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No name is looked up on the network: a policy built without a resolver sees every name fail."""
-
-    def fail(host: str) -> Sequence[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
-
-
 def test_private_and_loopback_addresses_are_refused_by_default() -> None:
     policy = URLPolicy()
     for url in [
@@ -106,7 +96,7 @@ def test_private_and_loopback_addresses_are_refused_by_default() -> None:
 
 
 def test_host_allowlist_admits_subdomains_and_refuses_the_rest() -> None:
-    policy = URLPolicy(allowed_hosts=["example.com", "*.docs.org"])
+    policy = URLPolicy(allow_hosts=["example.com", "*.docs.org"])
     assert policy.allows("https://example.com/a")
     assert policy.allows("https://shop.example.com/a")
     assert not policy.allows("https://example.com.evil.net/")
@@ -125,7 +115,7 @@ def test_guard_lets_blank_pages_through_and_refuses_other_schemes() -> None:
 
 
 def test_check_navigation_words_refusals_for_claude() -> None:
-    policy = URLPolicy(allowed_hosts=["example.com"])
+    policy = URLPolicy(allow_hosts=["example.com"])
     with pytest.raises(ActionError, match="not on this session's list of allowed hosts"):
         policy.check_navigation("https://other.org/")
     with pytest.raises(ActionError) as caught:
@@ -309,7 +299,7 @@ def test_refusals_name_the_rule(url: str, rule: str) -> None:
 
 
 def test_refusals_never_echo_credentials() -> None:
-    policy = URLPolicy(allowed_hosts=["example.com"], resolve_names=False)
+    policy = URLPolicy(allow_hosts=["example.com"], resolve_names=False)
     for url in [
         "http://admin:hunter2@10.0.0.1/",
         "http://hunter2@evil.example/",
@@ -324,8 +314,8 @@ def test_refusals_never_echo_credentials() -> None:
 
 
 def test_allowlist_entries_are_canonicalised_like_hosts() -> None:
-    policy = URLPolicy(allowed_hosts=["Bücher.Example.", "*.Docs.Org", " "], resolve_names=False)
-    assert policy.allowed_hosts == ("xn--bcher-kva.example", "*.docs.org")
+    policy = URLPolicy(allow_hosts=["Bücher.Example.", "*.Docs.Org", " "], resolve_names=False)
+    assert policy.allow_hosts == ("xn--bcher-kva.example", "*.docs.org")
     assert policy.allows("https://bücher.example/")
     assert policy.allows("https://XN--BCHER-KVA.EXAMPLE./x")
     assert policy.allows("https://a.docs.org./")
@@ -334,9 +324,9 @@ def test_allowlist_entries_are_canonicalised_like_hosts() -> None:
 
 
 def test_allowlisted_private_hosts_still_need_allow_private() -> None:
-    assert not URLPolicy(allowed_hosts=["localhost"]).allows("http://localhost:8000/")
-    assert URLPolicy(allowed_hosts=["localhost"], allow_private=True).allows("http://localhost:8000/")
-    assert not URLPolicy(allowed_hosts=["localhost"], allow_private=True).allows("http://127.0.0.1:8000/")
+    assert not URLPolicy(allow_hosts=["localhost"]).allows("http://localhost:8000/")
+    assert URLPolicy(allow_hosts=["localhost"], allow_private=True).allows("http://localhost:8000/")
+    assert not URLPolicy(allow_hosts=["localhost"], allow_private=True).allows("http://127.0.0.1:8000/")
 
 
 @settings(max_examples=300, deadline=None)
