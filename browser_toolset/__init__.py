@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .executor.annotate import AnnotationStyle
     from .executor.async_toolset import AsyncBrowserToolset
     from .executor.batch import NOT_EXECUTED, browser_calls, run_batch
+    from .executor.document_store import Document, DocumentResolver, FolderDocuments
     from .executor.errors import ActionError, StaleRefError
     from .executor.images import ImageLimits
     from .executor.options import ToolsetOptions
@@ -54,6 +55,9 @@ _HOMES: dict[str, str] = {
     "NotSupported": "driver_errors",
     "TabGone": "driver_errors",
     "ActionError": "executor.errors",
+    "Document": "executor.document_store",
+    "DocumentResolver": "executor.document_store",
+    "FolderDocuments": "executor.document_store",
     "StaleRefError": "executor.errors",
     "ImageLimits": "executor.images",
     "ToolsetOptions": "executor.options",
@@ -71,10 +75,13 @@ __all__ = [
     "BrowserControl",
     "BrowserControlError",
     "BrowserToolset",
+    "Document",
+    "DocumentResolver",
     "Driver",
     "DriverError",
     "ElementGone",
     "FakeMessagesAPI",
+    "FolderDocuments",
     "ImageLimits",
     "InvalidValue",
     "NavigationFailed",

