@@ -1,6 +1,7 @@
 """`browser-toolset exec` on real browsers: a recorded multi-step session (navigate, read_page, click by ref, type,
 key, new_tab, screenshot, zoom) answered with contract-true results on Chromium, Firefox, and Chromium through a
-Selenium Grid."""
+Selenium Grid. The page server's log shows the browser really loaded the page, and the Grid's log that the Grid
+ran the browser of the Grid case."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PIL import Image
 from browser_toolset.cli import main
 from browser_toolset.drivers.selenium import Browser
 from tests.support.browsers import require_browser
+from tests.support.grid import GridWatch
 from tests.support.server import PageServer
 from tests.unit.test_cli import check_session
 
@@ -38,14 +40,23 @@ def test_recorded_session(
     browser: Browser = "firefox" if where == "firefox" else "chromium"
     require_browser(browser)
     argv = ["exec", "--driver", "selenium", "--browser", browser, "--allow-private", "--enable", "javascript_exec"]
+    watch: GridWatch | None = None
     if where.startswith("grid-"):
-        argv += ["--remote", request.getfixturevalue("grid")]
+        grid = request.getfixturevalue("grid")
+        argv += ["--remote", grid]
+        watch = GridWatch(grid)
     text = RECORDED.read_text().replace("{BASE}", server.url(""))
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)
+    mark = server.mark()
     assert main(argv) == 0, err.getvalue()
+    # the browser really loaded the recorded page, and (through the Grid) the Grid held that browser from start to end
+    asked = server.requests_since(mark)
+    assert ("GET", "/form.html") in asked, f"the page server was not asked for the page: {asked}"
+    if watch is not None:
+        watch.one_ran(browser)
     inputs = [json.loads(line) for line in text.splitlines()]
     outputs = [json.loads(line) for line in out.getvalue().splitlines()]
     check_session(inputs, outputs)

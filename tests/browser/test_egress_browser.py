@@ -23,11 +23,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser_toolset.driver_errors import DriverError
+from browser_toolset.driver_errors import DriverError, NavigationFailed
 from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
 from browser_toolset.safety.urls import URLPolicy
-from browser_toolset.values import NavigationBlocked, Point
+from browser_toolset.values import NavigationBlocked, NavigationOutcome, Point
 from tests.support.browsers import fresh_tab, require_browser
+from tests.support.polling import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -175,7 +176,7 @@ class AllowedOrigin:
 
 # --- the suite --------------------------------------------------------------------------------------------------
 
-POLICY = URLPolicy(allowed_hosts=["127.0.0.1"], allow_private=True)
+POLICY = URLPolicy(allow_hosts=["127.0.0.1"], allow_private=True)
 MODES = ("both-layers", "proxy-only")
 COUNTS: dict[str, dict[str, int]] = {}
 
@@ -228,11 +229,42 @@ def _arm(driver: SeleniumDriver, mode: str) -> None:
         driver._guard.set(lambda url: True)
 
 
-def _navigate(driver: SeleniumDriver, handle: str, url: str) -> None:
+def _open(
+    driver: SeleniumDriver, handle: str, origin: AllowedOrigin, page: str, *, may_be_cut_short: bool = False
+) -> NavigationOutcome | None:
+    """Open `page` of the allowed origin, and check the origin served it: the positive control of every scenario
+    (one whose page never loaded would leave the listeners untouched and prove nothing). The navigation must
+    succeed, unless `may_be_cut_short`: a page that sends its tab elsewhere as it loads can end the navigation
+    that brought it (`None` then)."""
+    mark = len(origin.requests)
+    url = origin.url(page)
     try:
-        driver.navigate(handle, url)
-    except DriverError:
-        pass  # a refused navigation may fail: what matters is what reached the internal listener
+        outcome: NavigationOutcome | None = driver.navigate(handle, url)
+    except NavigationFailed as exc:
+        if not may_be_cut_short:
+            raise
+        assert f"could not load {url}" in str(exc) or f"the navigation to {url} was stopped" in str(exc), exc
+        outcome = None
+    served = origin.requests[mark:]
+    assert ("GET", "/" + page) in served, f"the allowed origin never served {page}: {served}"
+    return outcome
+
+
+def _loaded(outcome: NavigationOutcome | None, origin: AllowedOrigin, page: str) -> None:
+    assert outcome is not None and (outcome.url, outcome.status) == (origin.url(page), 200), outcome
+
+
+def _refused(driver: SeleniumDriver, handle: str, url: str, landed: str, mode: str) -> None:
+    """Navigate to `url`, which leads to the refused `landed`: with both layers the BiDi guard stops it (an error
+    naming both); with the proxy alone the browser gets there and is answered by the proxy's 403."""
+    if mode == "both-layers":
+        stopped = f"the navigation to {url} was stopped: it led to {landed}, which is not allowed"
+        with pytest.raises(NavigationFailed) as caught:
+            driver.navigate(handle, url)
+        assert str(caught.value) == stopped
+    else:
+        outcome = driver.navigate(handle, url)
+        assert (outcome.url, outcome.status) == (landed, 403), outcome
 
 
 def _click_link(driver: SeleniumDriver, handle: str, element_id: str) -> None:
@@ -242,63 +274,87 @@ def _click_link(driver: SeleniumDriver, handle: str, element_id: str) -> None:
     driver.click(handle, Point(rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2))
 
 
-def _subresources(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("hostile_subresources.html"))
+# Each scenario opens its page (checked served), makes sure the page's own attempts ran, then leaves them a few
+# seconds to reach anything they could before the listeners are read: that window is what the sleeps are for.
+
+
+def _subresources(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    page = "hostile_subresources.html"
+    mark = len(origin.requests)
+    try:
+        _loaded(_open(driver, handle, origin, page), origin, page)
+    except NavigationFailed as exc:
+        # Known driver defect, Firefox with both layers: the guard stopping the page's <embed> is reported as the
+        # page's own navigation stopped, although the page loaded. The egress checks still run; the test is then
+        # marked xfail, naming it.
+        stopped = f"the navigation to {origin.url(page)} was stopped: it led to {internal}/embed, which is not allowed"
+        if (driver.config.browser, mode, str(exc)) != ("firefox", "both-layers", stopped):
+            raise
+        _DEFECTS.append(f"navigate reported the page's refused <embed> as its own failure: {exc}")
+        assert ("GET", "/" + page) in origin.requests[mark:], f"the allowed origin never served {page}"
+    # every one of the page's thirteen scripted attempts was made
+    wait_until(lambda: driver.evaluate(handle, "JSON.stringify((window.hostileTries || []).length)") == "13", 30)
     time.sleep(3.0)
     return _references("hostile_subresources.html", "hostile_worker.js", "hostile_sw.js")
 
 
-def _popups(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("hostile_popups.html"))
-    time.sleep(1.0)
+def _popups(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    page = "hostile_popups.html"
+    _loaded(_open(driver, handle, origin, page), origin, page)
+    # the page's window.open and its click on a target=_blank link each opened a tab
+    wait_until(lambda: len(driver.list_tabs()) >= 3, timeout=30)
     _click_link(driver, handle, "same")
     time.sleep(1.5)
     return _references("hostile_popups.html")
 
 
-def _meta_refresh(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("hostile_meta_refresh.html"))
+def _meta_refresh(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    _open(driver, handle, origin, "hostile_meta_refresh.html")
     time.sleep(1.5)
     return 1
 
 
-def _refresh_header(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("refresh-header"))
+def _refresh_header(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    _open(driver, handle, origin, "refresh-header")
     time.sleep(1.5)
     return 1
 
 
-def _redirect(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("redirect"))
+def _redirect(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    mark = len(origin.requests)
+    _refused(driver, handle, origin.url("redirect"), internal + "/redirected", mode)
+    assert ("GET", "/redirect") in origin.requests[mark:], "the allowed origin never served the redirect"
     time.sleep(0.5)
     return 1
 
 
-def _top_navigation(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, origin.url("hostile_top_navigation.html"))
+def _top_navigation(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    _open(driver, handle, origin, "hostile_top_navigation.html", may_be_cut_short=True)
     time.sleep(1.5)
     return 2
 
 
-def _direct(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
-    _navigate(driver, handle, internal + "/direct")
+def _direct(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
+    _refused(driver, handle, internal + "/direct", internal + "/direct", mode)
     return 1
 
 
-def _scripted(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str) -> int:
+def _scripted(driver: SeleniumDriver, handle: str, origin: AllowedOrigin, internal: str, mode: str) -> int:
     """From a page of the allowed origin: fetches and sockets to both internal listeners, by address and by name."""
-    _navigate(driver, handle, origin.url("hostile_blank.html"))
+    page = "hostile_blank.html"
+    _loaded(_open(driver, handle, origin, page), origin, page)
     targets = [internal, *_EXTRA_TARGETS, internal.replace("127.0.0.2", "localhost")]
     script = "(" + json.dumps(targets) + ").forEach(t => { fetch(t + '/scripted').catch(() => {}); " \
-             "try { new WebSocket(t.replace('http', 'ws') + '/scripted-socket'); } catch (e) {} }); 'ok'"  # fmt: skip
-    driver.evaluate(handle, script)
+             "try { new WebSocket(t.replace('http', 'ws') + '/scripted-socket'); } catch (e) {} }); 'ran'"  # fmt: skip
+    assert driver.evaluate(handle, script) == "ran"
     time.sleep(1.5)
     return 2 * len(targets)
 
 
 _EXTRA_TARGETS: list[str] = []
+_DEFECTS: list[str] = []
 
-SCENARIOS: dict[str, Callable[[SeleniumDriver, str, AllowedOrigin, str], int]] = {
+SCENARIOS: dict[str, Callable[[SeleniumDriver, str, AllowedOrigin, str, str], int]] = {
     "subresources": _subresources,
     "popups-and-links": _popups,
     "redirect": _redirect,
@@ -314,6 +370,7 @@ def test_nothing_reaches_the_internal_listeners(
     driver: SeleniumDriver, origin: AllowedOrigin, internals: list[InternalListener], scenario: str, mode: str
 ) -> None:
     _EXTRA_TARGETS[:] = [listener.origin for listener in internals[1:]]
+    _DEFECTS.clear()
     _arm(driver, mode)
     handle = fresh_tab(driver)
     proxy = driver._session.proxy
@@ -321,7 +378,7 @@ def test_nothing_reaches_the_internal_listeners(
     refused_before = proxy.refused
     seen_before = [len(listener.connections) for listener in internals]
     try:
-        behaviours = SCENARIOS[scenario](driver, handle, origin, internals[0].origin)
+        behaviours = SCENARIOS[scenario](driver, handle, origin, internals[0].origin, mode)
         blocked = sum(isinstance(event, NavigationBlocked) for event in driver.drain_events())
     finally:
         _arm(driver, "both-layers")
@@ -338,6 +395,8 @@ def test_nothing_reaches_the_internal_listeners(
     assert reached == [[] for _ in internals], f"the internal listeners were reached: {reached}"
     if mode == "proxy-only":
         assert proxy.refused > refused_before, "with the BiDi guard open, the proxy must have refused something"
+    if _DEFECTS:
+        pytest.xfail("; ".join(_DEFECTS))
 
 
 REFRESHES = {"meta-refresh": _meta_refresh, "refresh-header": _refresh_header}
@@ -358,26 +417,34 @@ def test_refreshes_reach_nothing_and_answer_promptly(
     seen_before = [len(listener.connections) for listener in internals]
     config = SeleniumConfig(browser=browser_name, navigation_timeout=10, command_timeout=10)
     failure: DriverError | None = None
-    took = 0.0
     with SeleniumDriver(config) as driver:
+        # "Promptly": the navigation is answered from what happened, never by waiting out its deadline (the
+        # navigator's late-outcome path, taken only when the browser's navigate command timed out).
+        late: list[str] = []
+        navigator = driver._navigation
+        late_outcome = navigator._late_outcome
+
+        def record_late(handle: str, url: str, since: int, timeout: float) -> NavigationOutcome:
+            late.append(url)
+            return late_outcome(handle, url, since, timeout)
+
+        navigator._late_outcome = record_late  # type: ignore[method-assign]
         _arm(driver, mode)
         handle = driver.list_tabs()[0].handle
-        started = time.monotonic()
         try:
-            REFRESHES[scenario](driver, handle, origin, internals[0].origin)
-            took = time.monotonic() - started - 1.5
+            REFRESHES[scenario](driver, handle, origin, internals[0].origin, mode)
             (tab,) = [info for info in driver.list_tabs() if info.handle == handle]
         except DriverError as exc:
             failure = exc
         else:
-            print(f"\n[egress] {browser_name} {scenario} {mode}: navigate answered in {took:.2f} s, tab at {tab.url}")
+            print(f"\n[egress] {browser_name} {scenario} {mode}: tab at {tab.url}")
             if mode == "both-layers":  # the BiDi guard keeps the tab off the refused URL; the proxy alone shows a 403
                 assert not tab.url.startswith(internals[0].origin)
     # even when the browser stopped answering, nothing reached the internal listeners
     reached = [listener.connections[before:] for listener, before in zip(internals, seen_before, strict=True)]
     assert reached == [[] for _ in internals], f"the internal listeners were reached: {reached}"
     assert failure is None, f"the browser stopped answering: {failure}"
-    assert took < 5.0
+    assert late == [], f"the navigation waited out its deadline: {late}"
 
 
 @pytest.fixture(params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])

@@ -163,19 +163,18 @@ def test_a_frozen_page_fails_within_the_deadlines(pages: PageServer) -> None:
         driver.set_url_guard(lambda url: True)
         handle = driver.list_tabs()[0].handle
         driver.navigate(handle, pages.url("index.html"))
+        # Which deadline ended each call is in its error (script_timeout for the script, command_timeout for the
+        # capture); the time each took is printed, never asserted.
         started = time.monotonic()
         with pytest.raises(DriverError) as frozen:
             driver.evaluate(handle, "(() => { for (;;) {} })()")
-        took = time.monotonic() - started
-        print(f"\n[faults] busy loop: {frozen.value} ({took:.1f} s)")
-        assert took < 10
-        assert "2 seconds" in str(frozen.value)
+        print(f"\n[faults] busy loop: {frozen.value} ({time.monotonic() - started:.1f} s)")
+        assert str(frozen.value) == "the browser did not finish the script within 2 seconds"
         started = time.monotonic()
         with pytest.raises(DriverError) as capture:
             driver.capture(handle)
-        took = time.monotonic() - started
-        print(f"[faults] capture of the frozen page: {capture.value} ({took:.1f} s)")
-        assert took < 25  # captureScreenshot has a fixed 20 s deadline in tabs.py, not command_timeout
+        print(f"[faults] capture of the frozen page: {capture.value} ({time.monotonic() - started:.1f} s)")
+        assert str(capture.value) == "the browser did not capture the page within 4 seconds"
         # another tab still works: a frozen page does not take the session down
         other = driver.open_tab()
         driver.navigate(other, pages.url("form.html"))
@@ -305,9 +304,9 @@ class _Silent:
             conn.close()
 
 
-def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_on(pages: PageServer) -> None:
+def test_a_hung_script_and_a_silent_server_fail_at_their_deadlines_and_the_session_goes_on(pages: PageServer) -> None:
     """Through the executor on Chromium: a script that never returns (`javascript_exec` of `while (true) {}`) and a
-    server that never answers (`navigate`) each end in an error result naming the configured deadline; the
+    server that never answers (`navigate`) each end in an error result naming its configured deadline; the
     session keeps working (another tab navigates, screenshots and runs scripts)."""
     require_browser("chromium")
     config = SeleniumConfig(browser="chromium", script_timeout=2, navigation_timeout=3, command_timeout=6)
@@ -323,9 +322,10 @@ def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_
             )
         )
         started = time.monotonic()
-        hung = text(session.call("navigate", url=f"http://127.0.0.1:{silent.port}/never"))
+        never = f"http://127.0.0.1:{silent.port}/never"
+        hung = text(session.call("navigate", url=never))
         print(f"\n[faults] navigate to a silent server: {hung} ({time.monotonic() - started:.1f} s)")
-        assert hung.startswith("Error:") and "3 seconds" in hung, hung
+        assert hung == f"Error: Navigation to {never} timed out after 3 seconds. The page may be unavailable."
         # The navigation is still pending, and holds every script of the tab: the tab list (and so every call's
         # browser_state) asks the page once and briefly, never with the patient title read (three 3-second tries).
         (handle,) = [info.handle for info in driver.list_tabs() if info.active]
@@ -346,7 +346,7 @@ def test_every_call_kind_has_a_deadline_with_a_clear_error_and_the_session_goes_
         started = time.monotonic()
         frozen = text(session.call("javascript_exec", text="while (true) {}"))
         print(f"[faults] javascript_exec busy loop: {frozen} ({time.monotonic() - started:.1f} s)")
-        assert frozen.startswith("Error:") and "2 seconds" in frozen, frozen
+        assert frozen == "Error: the browser did not finish the script within 2 seconds", frozen
         # the session goes on in a fresh tab
         started = time.monotonic()
         ok(session.call("new_tab"))

@@ -19,8 +19,11 @@ from typing import IO, Any
 import pytest
 
 from browser_toolset.cli.grid import find_jar
+from browser_toolset.drivers.selenium import Browser
 from tests.support.browsers import require_browser
+from tests.support.grid import GridWatch
 from tests.support.needs import unavailable
+from tests.support.polling import wait_until
 from tests.support.server import PageServer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -66,6 +69,17 @@ def grid_folders() -> set[str]:
     return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("browser-toolset-grid-")}
 
 
+def folders_of_grid(port: int, among: set[str]) -> set[str]:
+    """Which of the Grid folders `among` belong to the Grid on `port` (its log names its address): other Grids may
+    start and stop on this machine meanwhile (other test runs), and their folders are not this one's business."""
+    mine = set()
+    for name in among:
+        logs = Path(tempfile.gettempdir(), name).glob("*.log")
+        if any(f"127.0.0.1:{port}" in log.read_text(errors="replace") for log in logs):
+            mine.add(name)
+    return mine
+
+
 @pytest.fixture
 def jar() -> str:
     found = find_jar()
@@ -96,13 +110,15 @@ def test_grid_starts_prints_its_url_and_stops_cleanly(jar: str, nodes: int, stop
         browsers = {slot["stereotype"]["browserName"] for node in status["nodes"] for slot in node["slots"]}
         assert "chrome" in browsers or "firefox" in browsers
         assert processes_mentioning(f"--port {port}")
+        ours = wait_until(lambda: folders_of_grid(port, grid_folders() - before), timeout=30)
+        assert len(ours) == 1, ours
         process.send_signal(stop_with)
         _, err = process.communicate(timeout=60)
         assert process.returncode == 0, err
         assert "Grid stopped" in err
         assert not port_open(port)
         assert processes_mentioning(f"--port {port}") == [] and processes_mentioning(f"--hub {url}") == []
-        assert grid_folders() <= before
+        assert not ours & grid_folders(), f"the Grid's folder is left behind: {ours}"
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -169,11 +185,15 @@ def run_task(config: Path, api: tuple[str, Path], server: PageServer, *extra: st
     )  # fmt: skip
 
 
-def check_run(done: subprocess.CompletedProcess[str], log: Path) -> list[dict[str, Any]]:
+def check_run(done: subprocess.CompletedProcess[str], log: Path, server: PageServer, mark: int) -> list[dict[str, Any]]:
+    """The run ended as scripted, the fake API answered its three requests, and the browser really loaded the start
+    page: the page server saw it asked for (a driver that only pretends, such as the mock, asks it nothing)."""
     assert done.returncode == 0, done.stderr
     assert done.stdout == "The page lists test pages.\n"
     requests = [json.loads(line) for line in log.read_text().splitlines()]
     assert [request["status"] for request in requests] == [200, 200, 200], requests
+    asked = server.requests_since(mark)
+    assert ("GET", "/index.html") in asked, f"the page server was not asked for the start page: {asked}"
     return requests
 
 
@@ -200,21 +220,19 @@ def test_the_examples_differ_only_in_remote_and_browser() -> None:
 @pytest.mark.firefox
 def test_run_on_local_firefox_from_the_example_config(fake_api: tuple[str, Path], server: PageServer) -> None:
     require_browser("firefox")
-    check_run(run_task(EXAMPLES / "firefox.toml", fake_api, server), fake_api[1])
+    mark = server.mark()
+    check_run(run_task(EXAMPLES / "firefox.toml", fake_api, server), fake_api[1], server, mark)
 
 
 @pytest.mark.grid
-def test_run_on_chromium_through_the_grid(
-    grid: str, fake_api: tuple[str, Path], server: PageServer, tmp_path: Path
+@pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
+def test_run_through_the_grid(
+    browser: Browser, grid: str, fake_api: tuple[str, Path], server: PageServer, tmp_path: Path
 ) -> None:
-    require_browser("chromium")
-    check_run(run_task(grid_config(tmp_path, "grid-chromium.toml", grid), fake_api, server), fake_api[1])
-
-
-@pytest.mark.grid
-@pytest.mark.firefox
-def test_run_on_firefox_through_the_grid(
-    grid: str, fake_api: tuple[str, Path], server: PageServer, tmp_path: Path
-) -> None:
-    require_browser("firefox")
-    check_run(run_task(grid_config(tmp_path, "grid-firefox.toml", grid), fake_api, server), fake_api[1])
+    """The Grid held the run's browser: its log shows one session of the configured browser created during the run
+    and stopped at the client's request when the run ended (a local browser started instead leaves none)."""
+    require_browser(browser)
+    watch, mark = GridWatch(grid), server.mark()
+    config = grid_config(tmp_path, f"grid-{browser}.toml", grid)
+    check_run(run_task(config, fake_api, server), fake_api[1], server, mark)
+    watch.one_ran(browser)

@@ -1,28 +1,13 @@
 """What one element's line says, on real Chromium and Firefox (tests/pages/node_rules.html): tiny images keep their
-nodes, fields say their kind and value format, long values can be read whole, and what an inner scroll box has
-scrolled out of view is still on the page for filter "all" and `find` (and a click on it scrolls it in)."""
+nodes, a field the user filled wrongly reads as invalid until fixed, and what an inner scroll box has scrolled out
+of view is still on the page for filter "all" and `find` (and a click on it scrolls it in). (Field kinds, states
+and long values are in tests/conformance/test_node_rules.py, on every driver.) On the session's shared browsers
+(`driver`, tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.executor.tree_text import FULL_VALUE_MAX
-from tests.support.browser_suite import BrowserSession, ref_starting, refs
-from tests.support.browsers import guarded_driver
+from tests.support.browser_suite import BrowserSession, refs
 from tests.support.session import ok, text
-
-pytestmark = pytest.mark.browser
-
-ESSAY = " ".join(f"word-{i:03d}" for i in range(1, 41))
-
-
-@pytest.fixture(scope="module", params=["chromium", "firefox"])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
-    with guarded_driver(request.param) as selenium_driver:
-        yield selenium_driver
 
 
 def read_all(session: BrowserSession, **read: object) -> str:
@@ -51,31 +36,6 @@ def test_tiny_images_and_image_buttons_keep_their_nodes(session: BrowserSession)
     assert found.startswith('img "Status OK" [ref_')
 
 
-def test_fields_say_their_kind_and_the_format_of_their_value(session: BrowserSession) -> None:
-    session.go("node_rules.html")
-    shown = lines(read_all(session))
-    for line in (
-        'textbox "Notes" multiline',
-        'textbox "Birthday" type=date format=yyyy-mm-dd required',
-        'textbox "Alarm" type=time format=hh:mm',
-        'textbox "Meeting" type=datetime-local format=yyyy-mm-ddThh:mm',
-        'spinbutton "Quantity" type=number',
-        # a value the page put there is not the user's mistake: no `invalid` yet
-        'textbox "Email" type=email value="not an address"',
-        'textbox "Phone" type=tel',
-        'textbox "Website" type=url',
-        'button "Colour" type=color format=#rrggbb value="#ff0000"',
-        'slider "Volume" type=range value="3"',
-        'textbox "Name" value="Ada" readonly',
-        'textbox "Code" invalid',
-    ):
-        assert line in shown, f"{line!r} not in {shown}"
-    # Firefox has no month or week pickers: its month and week inputs are plain text fields, and say nothing more
-    for name, kind, form in (("Month", "month", "yyyy-mm"), ("Week", "week", "yyyy-Www")):
-        supported = session.js(f"document.getElementById({kind!r}).type") == kind
-        assert (f'textbox "{name}" type={kind} format={form}' if supported else f'textbox "{name}"') in shown
-
-
 def test_a_field_filled_wrongly_reads_as_invalid_until_it_is_fixed(session: BrowserSession) -> None:
     session.go("node_rules.html")
     email = session.ref('textbox "Email"')
@@ -86,27 +46,6 @@ def test_a_field_filled_wrongly_reads_as_invalid_until_it_is_fixed(session: Brow
     birthday = session.ref('textbox "Birthday"')
     ok(session.call("form_input", target={"type": "ref", "ref": birthday}, value="2026-11-30"))
     assert 'textbox "Birthday" type=date format=yyyy-mm-dd value="2026-11-30" required' in lines(read_all(session))
-
-
-def test_a_long_value_is_cut_on_the_page_and_read_whole_through_its_ref(session: BrowserSession) -> None:
-    session.go("node_rules.html")
-    tree = read_all(session)
-    essay = next(line for line in tree.splitlines() if line.startswith('textbox "Essay"'))
-    assert f'value="{ESSAY[:60]}' in essay
-    assert ESSAY not in essay
-    assert "(value cut, 359 characters: read_page with this ref shows it in full)" in essay
-    ref = ref_starting(tree, 'textbox "Essay"')
-    whole = text(ok(session.call("read_page", ref=ref)))
-    assert whole == f'textbox "Essay" value="{ESSAY}" multiline [{ref}]'
-    # a value longer than a scoped read shows is cut there too, and says so
-    log = ref_starting(tree, 'textbox "Log"')
-    assert "(value cut, 12,000 characters: read_page with this ref shows it up to 10,000 characters)" in tree
-    scoped = text(ok(session.call("read_page", ref=log)))
-    assert scoped.startswith('textbox "Log" value="0123456789')
-    assert scoped.endswith(f"multiline [{log}]")
-    assert "(value cut at 10,000 of 12,000 characters)" in scoped
-    quoted = scoped.split('value="', 1)[1].split('"', 1)[0]
-    assert len(quoted) == FULL_VALUE_MAX and quoted.endswith("…")
 
 
 def test_what_an_inner_scroll_box_scrolled_out_is_on_the_page_but_not_in_view(session: BrowserSession) -> None:

@@ -120,7 +120,7 @@ def test_firefox_toolset_starts_at_the_site_s_start_page(firefox_toolset: Browse
 
 def test_a_missing_browser_skips_or_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
-    monkeypatch.delenv("CHROMIUM_BINARY", raising=False)
+    monkeypatch.setenv("CHROMIUM_BINARY", "/nonexistent/chromium")
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
         start_browser("chromium")

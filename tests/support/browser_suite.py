@@ -22,7 +22,6 @@ from tests.support.polling import wait_until
 from tests.support.server import PageServer
 from tests.support.session import Session, error, images, ok, state, text, texts
 
-REFUSED = "Error: Navigation refused. Only http and https URLs are allowed."
 OPTIONAL = ("javascript_exec", "file_upload", "read_console", "read_network")
 REF_LINE = re.compile(r"^\s*(.*) \[(ref_\d+)\]$")
 
@@ -51,7 +50,13 @@ class BrowserSession(Session):
         self.driver: Any = toolset.driver
 
     def go(self, page: str) -> dict[str, Any]:
-        return dict(ok(self.call("navigate", url=self.server.url(page))))
+        """Navigate to `page` of the test server, and check the server itself was asked for it: a driver that only
+        claims to have loaded the page (or a browser somewhere else) fails here."""
+        mark = self.server.mark()
+        result = dict(ok(self.call("navigate", url=self.server.url(page))))
+        asked = self.server.requests_since(mark)
+        assert ("GET", "/" + page.lstrip("/")) in asked, f"the page server was not asked for {page}: {asked}"
+        return result
 
     def js(self, expression: str) -> Any:
         """Page state, read with the driver directly (the active tab)."""
@@ -124,10 +129,6 @@ class SmokeSuite:
         assert pixel(png, 321, 123)[:3] == (255, 0, 0)
         assert pixel(png, 322, 124)[:3] == (255, 255, 255)
 
-    def test_refused_navigation(self, session: BrowserSession) -> None:
-        for url in ("javascript:alert(1)", "file:///etc/passwd", "data:text/html,x"):
-            assert error(session.call("navigate", url=url)) == REFUSED
-
 
 class MemberSuite(SmokeSuite):
     """Every member, success and error paths."""
@@ -146,11 +147,16 @@ class MemberSuite(SmokeSuite):
         assert texts(moved)[0].startswith(f"Navigated to {target}")
 
     def test_redirect_to_a_refused_scheme_is_stopped(self, session: BrowserSession) -> None:
+        # The browsers refuse a redirect from http to file: themselves, each with its own error code, before the
+        # driver's guard could. (Not /etc/passwd: "passwd: <value>" reads as a credential and would be redacted.)
         session.go("index.html")
-        result = session.call("navigate", url=session.server.url("redirect?to=file:///etc/passwd"))
+        url = session.server.url("redirect?to=file:///etc/hosts")
+        result = session.call("navigate", url=url)
+        why = {"chromium": "net::ERR_UNSAFE_REDIRECT", "firefox": "Error: NS_ERROR_CORRUPTED_CONTENT"}
+        assert result.get("is_error") is True
+        assert texts(result) == [f"Error: the browser could not load {url}: {why[session.driver.config.browser]}"]
         tabs = state(ok(session.call("list_tabs")))["tabs"]
         assert not tabs[0]["url"].startswith("file:")
-        assert result.get("is_error") or "A navigation was refused." in texts(result)
 
     def test_page_started_navigation_to_data_is_undone(self, session: BrowserSession) -> None:
         session.go("links.html")
@@ -208,12 +214,6 @@ class MemberSuite(SmokeSuite):
         pressed = [(e["type"], e["x"], e["y"]) for e in events if e["type"] in ("mousedown", "mouseup")]
         assert pressed == [("mousedown", 30, 31), ("mouseup", 40, 41), ("mousedown", 50, 51), ("mouseup", 150, 151)]
         assert any(e["type"] == "mousemove" and e["buttons"] == 1 for e in events)
-
-    def test_coordinates_outside_the_viewport(self, session: BrowserSession) -> None:
-        session.go("canvas.html")
-        assert "x must be 0-1279 and y 0-799" in error(
-            session.call("left_click", target={"type": "coordinate", "x": 1280, "y": 0})
-        )
 
     def test_scroll_and_scroll_to(self, session: BrowserSession) -> None:
         session.go("long.html")
@@ -302,6 +302,17 @@ class MemberSuite(SmokeSuite):
         assert session.js("document.getElementById('frame').contentDocument.getElementById('inner').textContent") == (
             "clicked"
         )
+
+    def test_month_and_week_fields_say_their_format_where_the_browser_has_a_picker(
+        self, session: BrowserSession
+    ) -> None:
+        # (the other field kinds are in tests/conformance/test_node_rules.py, on every driver.) Firefox has no month
+        # or week picker: its month and week inputs are plain text fields, and say nothing more.
+        session.go("node_rules.html")
+        shown = list(refs(text(ok(session.call("read_page", filter="all")))))
+        for name, kind, form in (("Month", "month", "yyyy-mm"), ("Week", "week", "yyyy-Www")):
+            supported = session.js(f"document.getElementById({kind!r}).type") == kind
+            assert (f'textbox "{name}" type={kind} format={form}' if supported else f'textbox "{name}"') in shown
 
     # --- forms and files --------------------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ Dynamic routes (query parameters are URL-decoded):
 Any static page asked with `?cache=ok` comes without `Cache-Control: no-store`, so browsers may keep it in their
 back/forward cache.
 
-Every request is recorded in `server.requests` (method, path) so tests can assert what reached the server.
+Every request is recorded in `server.requests` (method, path) so tests can assert what reached the server;
+`server.mark()` before a run and `server.requests_since(mark)` after it give that run's requests alone.
 """
 
 from __future__ import annotations
@@ -127,8 +128,8 @@ class _Server(ThreadingHTTPServer):
         if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
             super().handle_error(request, client_address)  # type: ignore[arg-type]
 
-    def __init__(self, directory: Path, pages: Mapping[str, str]) -> None:
-        super().__init__(("127.0.0.1", 0), functools.partial(_Handler, directory=str(directory)))
+    def __init__(self, directory: Path, pages: Mapping[str, str], host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), functools.partial(_Handler, directory=str(directory)))
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []
         self.pages = pages
@@ -136,12 +137,14 @@ class _Server(ThreadingHTTPServer):
 
 class PageServer:
     """Serves `directory` (default `tests/pages/`; None for no files) and the in-memory `pages` (`{"/path": html}`,
-    looked up per request, so a test may add pages while it runs) on an ephemeral 127.0.0.1 port from a background
-    thread."""
+    looked up per request, so a test may add pages while it runs) on an ephemeral port of `host` (a loopback
+    address: another one, such as 127.0.0.2, is another site to a browser) from a background thread."""
 
-    def __init__(self, directory: Path | str | None = PAGES, pages: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, directory: Path | str | None = PAGES, pages: Mapping[str, str] | None = None, *, host: str = "127.0.0.1"
+    ) -> None:
         self._empty = Path(tempfile.mkdtemp(prefix="page-server-")) if directory is None else None
-        self._server = _Server(self._empty or Path(str(directory)), pages if pages is not None else {})
+        self._server = _Server(self._empty or Path(str(directory)), pages if pages is not None else {}, host)
         self._thread = threading.Thread(target=self._server.serve_forever, name="page-server", daemon=True)
         self._thread.start()
 
@@ -158,6 +161,16 @@ class PageServer:
     def requests(self) -> list[tuple[str, str]]:
         with self._server.lock:
             return list(self._server.requests)
+
+    def mark(self) -> int:
+        """Where the request log stands now: `requests_since(mark)` is what reached the server after it (the server
+        is shared by a whole test session, so a test asks for what its own run sent)."""
+        with self._server.lock:
+            return len(self._server.requests)
+
+    def requests_since(self, mark: int) -> list[tuple[str, str]]:
+        with self._server.lock:
+            return list(self._server.requests[mark:])
 
     def close(self) -> None:
         self._server.shutdown()

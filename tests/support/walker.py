@@ -2,8 +2,12 @@
 
 Three small pieces the walker tests share: the walker's source as the package ships it, one headless Chromium
 driven through WebDriver BiDi, and a read-only HTTP server on 127.0.0.1 (serving a folder in place, in-memory
-pages, or both). `WalkerBrowser.call` runs a walker op exactly the way the Selenium driver does: a BiDi
-`script.callFunction` in the `browser-toolset` sandbox realm, the result coming back as one JSON string.
+pages, or both). `WalkerBrowser.call` runs a walker op with the declarations the Selenium driver sends (its
+`script.walker_call_declaration`, and `script.walker_declaration` to install the walker in a sandbox realm that
+lacks it) through a BiDi `script.callFunction` in the `browser-toolset` sandbox, and reads the result as the
+driver does (`script.walker_text`, which undoes the in-page gzip of long results). What it leaves out of the
+driver's path: the driver's realm bookkeeping (it addresses the tab's context, not a realm id), its retries
+across navigations, and its error wording.
 """
 
 from __future__ import annotations
@@ -17,21 +21,17 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from browser_toolset.drivers.selenium import CHROMIUM_FLAGS, walker_source
+from browser_toolset.drivers.selenium.script import (
+    SANDBOX,
+    WALKER_MISSING,
+    walker_call_declaration,
+    walker_declaration,
+    walker_text,
+)
 from tests.support.needs import unavailable
 
 WALKER_SOURCE: str = walker_source()
 """The walker: one JavaScript function expression `(op, arg) => result`."""
-
-SANDBOX = "browser-toolset"
-
-# Every op but `element` returns plain data, which comes back far faster as one JSON string than as a tree of BiDi
-# RemoteValues; `element` must return the node itself so BiDi hands back its `sharedId`.
-WALKER_CALL: str = (
-    "function (op, arg) {\n"
-    f"  const result = ({WALKER_SOURCE.strip()})(op, arg);\n"
-    "  return op === 'element' ? result : JSON.stringify(result === undefined ? null : result);\n"
-    "}"
-)
 
 HEADLESS_CHROMIUM_FLAGS = ("--headless=new", *CHROMIUM_FLAGS)
 
@@ -91,21 +91,28 @@ class WalkerBrowser:
 
     def call(self, op: str, arg: Mapping[str, Any] | None = None) -> Any:
         """Run walker op `op` in the sandbox realm of the current tab; the decoded result (or, for `element`, the
-        raw BiDi RemoteValue)."""
+        raw BiDi RemoteValue). As the driver does: the short call of the installed walker first, and the whole
+        walker (which installs itself) where the realm answers that it has none."""
+        arguments = [local_value(op), local_value(dict(arg or {}))]
+        result = self._walker(walker_call_declaration(), op, arguments)
+        if result.get("value") == WALKER_MISSING:
+            result = self._walker(walker_declaration(), op, arguments)
+        if op == "element":
+            return None if result.get("type") == "null" else result
+        return json.loads(walker_text(result["value"]))
+
+    def _walker(self, declaration: str, op: str, arguments: list[dict[str, Any]]) -> dict[str, Any]:
         raw = self.driver.script.call_function(
-            function_declaration=WALKER_CALL,
-            await_promise=False,
+            function_declaration=declaration,
+            await_promise=True,  # a long result comes gzipped, through a promise
             target={"context": self.context, "sandbox": SANDBOX},
-            arguments=[local_value(op), local_value(dict(arg or {}))],
+            arguments=arguments,
             result_ownership="none",
         )
         if raw.get("type") == "exception":
             details = raw.get("exceptionDetails", {})
             raise WalkerError(f"walker op {op!r} threw: {details.get('text')}\n{json.dumps(details)[:2000]}")
-        result = raw["result"]
-        if op == "element":
-            return None if result.get("type") == "null" else result
-        return json.loads(result["value"])
+        return dict(raw["result"])
 
     def page(self, script: str, *args: Any) -> Any:
         """Run `script` (a function declaration) in the page's own realm, for test set-up (focus, scrolling)."""

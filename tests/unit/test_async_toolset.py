@@ -16,7 +16,8 @@ from anthropic.tools.browser import BetaConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 
 from browser_toolset import BrowserToolset
-from browser_toolset.agent.loop import CallEvent, Event, arun_task, run_task
+from browser_toolset.agent.events import CallEvent, Event
+from browser_toolset.agent.run import arun_task, run_task
 from browser_toolset.drivers.mock import MockDriver, Site
 from browser_toolset.executor.async_toolset import AsyncBrowserToolset
 from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest
@@ -123,9 +124,14 @@ def test_browser_work_runs_on_one_worker_thread_while_the_event_loop_keeps_runni
     driver = shop_driver()
     slept_on: list[int] = []
 
+    ticked = threading.Event()
+    waited: list[bool] = []
+
     def slow_sleep(seconds: float) -> None:
+        # The browser work holds the worker until the event loop has ticked ten times: a loop blocked by it
+        # would never tick, and the wait would give up.
         slept_on.append(threading.get_ident())
-        time.sleep(seconds)
+        waited.append(ticked.wait(60))
 
     async def main() -> tuple[int, list[dict[str, Any]]]:
         ticks = 0
@@ -135,6 +141,8 @@ def test_browser_work_runs_on_one_worker_thread_while_the_event_loop_keeps_runni
             while True:
                 await asyncio.sleep(0.01)
                 ticks += 1
+                if ticks == 10:
+                    ticked.set()
 
         async with AsyncBrowserToolset(driver, sleep=slow_sleep) as toolset:
             driver.threads.clear()
@@ -150,7 +158,8 @@ def test_browser_work_runs_on_one_worker_thread_while_the_event_loop_keeps_runni
     ticks, results = asyncio.run(main())
 
     assert not any(result.get("is_error") for result in results)
-    assert ticks >= 10  # the loop ran all through the 0.4 s wait
+    assert waited == [True]  # the loop ticked while the wait held the worker
+    assert ticks >= 10
     workers = {*driver.threads, *slept_on}
     assert len(workers) == 1
     assert threading.get_ident() not in workers
@@ -159,20 +168,28 @@ def test_browser_work_runs_on_one_worker_thread_while_the_event_loop_keeps_runni
 def test_a_cancelled_call_finishes_before_the_next_call_starts() -> None:
     driver = shop_driver()
     slept: list[tuple[float, float]] = []
+    # The wait's sleep starts, then holds until the test lets it go: the cancel surely lands on a running call,
+    # and the next call is surely asked for while that call still runs.
+    started, release = threading.Event(), threading.Event()
 
-    def recorded_sleep(seconds: float) -> None:
-        started = time.monotonic()
-        time.sleep(seconds)
-        slept.append((started, time.monotonic()))
+    def held_sleep(seconds: float) -> None:
+        began = time.monotonic()
+        started.set()
+        assert release.wait(60), "the test never let the sleep go"
+        slept.append((began, time.monotonic()))
 
     async def main() -> dict[str, Any]:
-        async with AsyncBrowserToolset(driver, sleep=recorded_sleep) as toolset:
+        async with AsyncBrowserToolset(driver, sleep=held_sleep) as toolset:
             waiting = asyncio.create_task(toolset.tool_result(tool_use("wait", duration=0.3)))
-            await asyncio.sleep(0.05)
+            assert await asyncio.to_thread(started.wait, 60), "the wait never started"
             waiting.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await waiting
-            return dict(await toolset.tool_result(tool_use("screenshot")))
+            after = asyncio.create_task(toolset.tool_result(tool_use("screenshot")))
+            await asyncio.sleep(0)  # the screenshot is now asked for, behind the wait still running
+            assert not after.done()
+            release.set()
+            return dict(await after)
 
     result = asyncio.run(main())
 
@@ -193,7 +210,7 @@ def test_closing_closes_the_browser_and_stops_the_worker() -> None:
     toolset = asyncio.run(main())
     assert len(driver.calls_to("close")) == 1
     assert driver.threads[-1] != threading.get_ident()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while any(thread.name.startswith("browser-toolset") for thread in threading.enumerate()):
         assert time.monotonic() < deadline, "the worker thread is still running"
         time.sleep(0.01)

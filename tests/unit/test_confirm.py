@@ -1,4 +1,4 @@
-"""High-impact calls wait for a person (§6, checklist item 6): the classifier's categories, the per-category
+"""High-impact calls wait for a person (docs/contract.md §6 item 6): the classifier's categories, the per-category
 decisions, and the gate running inside the SDK's pipeline before each call, on the mock driver."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import pytest
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, button, checkbox, group, link, textbox
-from browser_toolset.safety import urls
 from browser_toolset.safety.confirm import (
     CATEGORIES,
     ActionGate,
@@ -20,16 +19,6 @@ from browser_toolset.safety.confirm import (
     parse_decisions,
 )
 from tests.support.session import Session, error, ok, text, tool_use
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Names are never looked up on the network in these tests (the sites' hosts are the mock's own)."""
-
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
 
 
 def click(name: str, role: str = "button", *, context: tuple[str, ...] = (), url: str | None = None) -> Target:

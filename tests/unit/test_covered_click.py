@@ -10,19 +10,10 @@ import pytest
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, button, group, heading
-from browser_toolset.safety import urls
 from browser_toolset.values import ElementAtPoint, Point, Rect
 from tests.support.session import Session, error, ok, text
 
 H = "mock-1"
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
 
 
 def site() -> Site:

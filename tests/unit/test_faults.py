@@ -13,20 +13,8 @@ from selenium.common.exceptions import WebDriverException
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import Dialog, Download, MockDriver, Site, button, file_input, textbox
-from browser_toolset.safety import urls
 from browser_toolset.safety.uploads import UploadPolicy
 from tests.support.session import Session, error, ok, state, text, texts, tool_use
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Names are never looked up on the network in these tests (the sites' hosts are the mock's own)."""
-
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
-
 
 DEAD = "Error: The browser is not responding or has closed: "
 SECRET = "sk-live-0123456789abcdefghij"

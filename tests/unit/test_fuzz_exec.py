@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from browser_toolset import BrowserToolset, run_batch
 from browser_toolset.cli.exec_lines import serve
 from browser_toolset.drivers.mock import MockDriver
-from browser_toolset.safety import urls
 from browser_toolset.safety.uploads import UploadPolicy
 from browser_toolset.testing.contract import assert_valid_user_message
 
@@ -82,14 +81,6 @@ def toolset() -> Iterator[BrowserToolset]:
         )
         with tools:
             yield tools
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
 
 
 def blocks(turn: list[tuple[str, Any]]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""`file_upload` reads only regular files inside the one upload directory (§6): traversal, symlink escapes,
+"""`file_upload` reads only regular files in the upload directory (docs/contract.md §6): traversal, symlink escapes,
 directories, missing files, FIFOs, oversized files and the download directory are each refused, saying why."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anthropic.tools import ToolsetConfigError
@@ -13,20 +14,8 @@ from anthropic.tools.browser import BetaURLContext
 
 from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import MockDriver, Site, file_input
-from browser_toolset.safety import urls
 from browser_toolset.safety.uploads import MAX_FILES, UploadPolicy, UploadRefused
 from tests.support.session import Session, error, ok, text
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Names are never looked up on the network in these tests (the sites' hosts are the mock's own)."""
-
-    def fail(host: str) -> list[str]:
-        raise OSError(f"{host}: not looked up in tests")
-
-    monkeypatch.setattr(urls, "SYSTEM_RESOLVER", fail)
-
 
 CONTEXT = BetaURLContext(member="file_upload")
 
@@ -132,12 +121,48 @@ def test_files_over_the_limit_are_refused(policy: UploadPolicy, tree: Path) -> N
     assert "it is 60.0 MiB, over the upload limit of 50.0 MiB" in refusal(large, "huge.bin")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_files_are_refused(policy: UploadPolicy, tree: Path) -> None:
+def test_unreadable_files_are_refused(policy: UploadPolicy, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Root reads any file whatever its mode (and CI runs as root), so the permission check itself is told no for
+    # this one file: the refusal must come from what the check answers, not from the file's mode bits.
     secret = tree / "uploads" / "locked.txt"
     secret.write_text("x")
-    secret.chmod(0)
-    assert "cannot be read" in refusal(policy, "locked.txt")
+    locked = str(secret.resolve())
+    real_access = os.access
+    asked: list[str] = []
+
+    def access(path: str | os.PathLike[str], mode: int, **kw: Any) -> bool:
+        if os.fspath(path) == locked:
+            asked.append(locked)
+            return False
+        return real_access(path, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)
+    assert refusal(policy, "locked.txt") == (
+        "Error: file_upload refused 'locked.txt': it cannot be read (permission denied)."
+    )
+    assert asked == [locked]
+    # every other file still passes the same check
+    assert policy.check("report.pdf") == str((tree / "uploads" / "report.pdf").resolve())
+
+
+def test_a_file_whose_details_cannot_be_read_is_refused(
+    policy: UploadPolicy, tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # as root no mode bit stops `stat`, so it is told no for this one file
+    secret = tree / "uploads" / "hidden.txt"
+    secret.write_text("x")
+    hidden = str(secret.resolve())
+    real_stat = Path.stat
+
+    def stat(self: Path, **kw: bool) -> os.stat_result:
+        if str(self) == hidden:
+            raise PermissionError(13, "Permission denied", hidden)
+        return real_stat(self, **kw)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    assert refusal(policy, "hidden.txt") == (
+        "Error: file_upload refused 'hidden.txt': it cannot be read (Permission denied)."
+    )
 
 
 def test_too_many_files_in_one_call(policy: UploadPolicy) -> None:

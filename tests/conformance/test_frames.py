@@ -1,0 +1,124 @@
+"""Frames of every origin in one tree, the same on every driver: a frame's page joined under its `iframe` line, which
+names the origin it comes from, in document order; `find` and `get_page_text` reach into it; refs inside it act on
+its page; a frame the URL policy refuses is shown blocked, with nothing read from it.
+
+The site spans three hosts: the shop, a payment form from a second host, which embeds a consent button from a third.
+On a real browser `SiteServer` serves each host from a loopback address of its own (another site to the browser).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from browser_toolset.drivers.mock import Show, Site, button, form, frame, heading, paragraph, textbox
+from tests.conformance.conftest import smoke
+from tests.conformance.harness import Target, Visit
+from tests.support.session import ok, text
+
+BASE = "https://frames.test"
+PAY = "https://pay.test"
+CONSENT = "https://consent.test"
+REFUSED = "data:text/html,<p>Secret text a refused frame must never show</p>"
+BLOCKED = "from a data: URL: blocked by the URL policy, so nothing in it is read"
+
+
+def shop() -> Site:
+    site = Site(BASE)
+    site.page(
+        "/",
+        "Shop",
+        heading("Checkout"),
+        paragraph("Blue teapot, 24 EUR."),
+        frame("Payment", f"{PAY}/form"),
+        frame("Help", "/help"),
+        frame("Ad", REFUSED),
+        paragraph("Delivery in three days."),
+    )
+    site.page("/help", "Help", paragraph("Ask us anything."))
+    site.page(
+        f"{PAY}/form",
+        "Pay",
+        form(textbox("Card number", id="card"), button("Pay now", Show("paid")), name="Card payment"),
+        paragraph("Payment received.", id="paid", visible=False),
+        frame("Consent", f"{CONSENT}/"),
+    )
+    site.page(
+        f"{CONSENT}/",
+        "Consent",
+        button("I agree", Show("agreed")),
+        paragraph("Consent given.", id="agreed", visible=False),
+    )
+    return site
+
+
+def origin(visit: Visit, url: str) -> str:
+    """Where this target serves the site's `url` from, as a frame line names it."""
+    parts = urlsplit(visit.url(url))
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def shows(line: str) -> Callable[[list[str]], bool]:
+    """Whether a read has `line`, at any depth."""
+    return lambda lines: any(each.strip() == line for each in lines)
+
+
+def tree(visit: Visit) -> list[str]:
+    return [
+        'heading "Checkout" level=1',
+        "paragraph",
+        '  text "Blue teapot, 24 EUR."',
+        f'iframe "Payment" description="from {origin(visit, PAY + "/")}"',
+        '  form "Card payment"',
+        '    textbox "Card number"',
+        '    button "Pay now"',
+        f'  iframe "Consent" description="from {origin(visit, CONSENT + "/")}"',
+        '    button "I agree"',
+        f'iframe "Help" description="from {origin(visit, "/")}"',
+        "  paragraph",
+        '    text "Ask us anything."',
+        f'iframe "Ad" description="{BLOCKED}"',
+        "paragraph",
+        '  text "Delivery in three days."',
+    ]
+
+
+@smoke
+def test_frames_of_every_origin_in_one_tree(target: Target) -> None:
+    visit = target.visit(shop())
+    visit.go("/")
+    assert visit.read_until(shows('text "Ask us anything."'), filter="all") == tree(visit)
+    found = text(ok(visit.call("find", query="Pay now button")))
+    assert found.splitlines()[0].startswith('button "Pay now" [ref_'), found
+    shown = text(ok(visit.call("get_page_text"))).splitlines()
+    assert [line for line in shown if line in ("Blue teapot, 24 EUR.", "Pay now", "I agree", "Ask us anything.")] == [
+        "Blue teapot, 24 EUR.",
+        "Pay now",
+        "I agree",
+        "Ask us anything.",
+    ]
+    assert shown[-1] == "Delivery in three days."
+    assert not any("Secret" in line for line in shown)
+
+
+def test_refs_inside_frames_act_on_their_pages(target: Target) -> None:
+    visit = target.visit(shop())
+    visit.go("/")
+    visit.read_until(shows('button "I agree"'), filter="all")
+    card = visit.ref('textbox "Card number"')
+    ok(visit.call("left_click", target={"type": "ref", "ref": card}))
+    ok(visit.call("type", text="4242"))
+    visit.click('button "Pay now"')
+    visit.click('button "I agree"')
+    lines = visit.read_until(shows('text "Consent given."'), filter="all")
+    assert '    textbox "Card number" value="4242"' in lines
+    assert lines.index('    text "Payment received."') < lines.index('      text "Consent given."')
+    ok(visit.call("form_input", target={"type": "ref", "ref": card}, value="1111"))
+    assert visit.read(ref=card, filter="all") == ['textbox "Card number" value="1111"']
+    consent = visit.ref(f'iframe "Consent" description="from {origin(visit, CONSENT + "/")}"')
+    assert visit.read(ref=consent, filter="all") == [
+        f'iframe "Consent" description="from {origin(visit, CONSENT + "/")}"',
+        '  button "I agree" focused',
+        "  paragraph",
+        '    text "Consent given."',
+    ]
