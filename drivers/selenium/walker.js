@@ -12,15 +12,18 @@ function (op, arg) {
    *                                  -> the same, pruned for a partial read (see prune()), in the compact
    *                                     encoding, with `truncated` when the budget of nodes ran out or the walk
    *                                     stopped at about `chars` characters of print (see spend()), and `stamp`
-   *                                     (see changeStamp()); {document, unchanged: true} when `since` is the
-   *                                     current stamp
+   *                                     (see changeStamp()), and `frames` (how many, when it has any); {document,
+   *                                     unchanged: true} when `since` is the current stamp
    *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
+   *                  {frames}        -> for each key of `frames` (frame elements), frameFacts(): the driver joins
+   *                                     the documents of frames the walk cannot enter (other origins) to the tree
    *   center         {key, probe?}   -> {x, y} centre of the visible part of the border box, scrolling it into
    *                                     view first when it is not wholly visible, with probe also `at`: elementAt
    *                                     there; {error} without a box; null
    *   scrollIntoView {key}           -> true, or null when gone
    *   setValue       {key, value}    -> {value} the control's value afterwards (a string), {error}, or null
-   *   text           {}              -> the page's visible text (main content first)
+   *   text           {frameMark?}    -> the page's visible text (main content first); with frameMark, a frame
+   *                                     the walk cannot enter stands as a line of frameMark and its key
    *   inspect        {selector}      -> [{testname, key, role, name, description, value, placeholder, states,
    *                                     level}] for every match, light DOM first, then open shadow roots
    *
@@ -268,6 +271,12 @@ function (op, arg) {
   // a host's light child that no slot shows). Memoised per call; the snapshot walk fills it top-down.
   function excluded(el) {
     let hidden = run.excluded.get(el);
+    if (hidden === undefined && isHTML(el, "area")) {
+      // An area has no box of its own: it is as hidden as the image it lies on.
+      const img = imageOfArea(el);
+      hidden = !img || excluded(img);
+      run.excluded.set(el, hidden);
+    }
     if (hidden === undefined) {
       hidden = excludesItself(el);
       if (!hidden) {
@@ -290,12 +299,16 @@ function (op, arg) {
   }
 
   function isDetailsSummary(details, el) {
-    if (!isHTML(el, "summary") || el.parentElement !== details) return false;
+    if (!details || !isHTML(details, "details") || !isHTML(el, "summary") || el.parentElement !== details) return false;
     for (const child of details.children) if (isHTML(child, "summary")) return child === el;
     return false;
   }
 
   function visibilityHidden(el) {
+    if (isHTML(el, "area")) {
+      const img = imageOfArea(el);
+      return !img || visibilityHidden(img);
+    }
     return props(el).visibility !== "visible";
   }
 
@@ -323,10 +336,17 @@ function (op, arg) {
   function computeRole(el) {
     const explicit = explicitRole(el);
     // role="none" loses to focusability and global ARIA attributes (ARIA's presentational-role conflict rule).
-    if (explicit && !(explicit === "none" && (isFocusable(el) || hasGlobalAria(el)))) return explicit;
+    if (explicit && !(explicit === "none" && (isFocusable(el) || hasGlobalAria(el)))) {
+      // A role that needs a context (a list item, an option, a tree item) outside it is ignored: the element
+      // reads as what its tag makes it.
+      const context = REQUIRED_CONTEXT[explicit];
+      if (!context || hasContext(el, context)) return explicit;
+    }
     return implicitRole(el);
   }
 
+  // The first valid token of the role attribute. A region or form needs a name to be one (else the next token, or
+  // the tag's own role, stands).
   function explicitRole(el) {
     const attr = el.getAttribute("role");
     if (!attr) return null;
@@ -335,10 +355,66 @@ function (op, arg) {
         if (token === "presentation") return "none";
         if (token === "image") return "img";
         if (token === "directory") return "list";
+        if ((token === "region" || token === "form") && !hasAuthorName(el)) continue;
         return token;
       }
     }
     return null;
+  }
+
+  // The roles an explicit role needs around it (ARIA's required accessibility parent), generic wrappers between
+  // them left out of account.
+  const REQUIRED_CONTEXT = {
+    listitem: new Set(["list"]),
+    option: new Set(["listbox", "group"]),
+    treeitem: new Set(["tree", "group"]),
+  };
+
+  function hasContext(el, roles) {
+    for (let a = accessibleParent(el); a; a = accessibleParent(a)) {
+      const role = roleOf(a);
+      if (role !== "generic" && role !== "none") return roles.has(role);
+    }
+    return false;
+  }
+
+  // The element an element sits under in the accessibility tree: the one that aria-owns it, else its flat-tree
+  // parent (the document's root element has none).
+  function accessibleParent(el) {
+    const owner = ownerOf(el);
+    if (owner) return owner;
+    const parent = flatParent(el);
+    return parent && parent !== el.ownerDocument.documentElement ? parent : null;
+  }
+
+  // aria-owns moves elements under their owner. Read once per root (document or shadow root) and call: the first
+  // owner in document order wins an element, and an owner can own neither itself nor one of its ancestors.
+  function ownedIn(root) {
+    const maps = run.owned || (run.owned = new Map());
+    let owned = maps.get(root);
+    if (owned === undefined) {
+      owned = new Map();
+      if (typeof root.querySelectorAll === "function") {
+        for (const owner of root.querySelectorAll("[aria-owns]")) {
+          for (const target of idrefs(owner, "aria-owns")) {
+            if (!owned.has(target) && !ownsAround(owned, target, owner)) owned.set(target, owner);
+          }
+        }
+      }
+      maps.set(root, owned);
+    }
+    return owned;
+  }
+
+  // Whether `owner` sits under `target` already (in the DOM or through what is owned so far): owning it would
+  // make a loop.
+  function ownsAround(owned, target, owner) {
+    for (let a = owner; a; a = owned.get(a) || a.parentElement) if (a === target) return true;
+    return false;
+  }
+
+  function ownerOf(el) {
+    return ownedIn(el.getRootNode()).get(el) || null;
   }
 
   function hasGlobalAria(el) {
@@ -397,7 +473,7 @@ function (op, arg) {
       case "img": return imageRole(el);
       case "input": return inputRole(el);
       case "ins": return "insertion";
-      case "li": return "listitem";
+      case "li": return presentationalOwner(el, el.parentElement, LIST_TAGS) ? "none" : "listitem";
       case "main": return "main";
       case "mark": return "mark";
       case "math": return "math";
@@ -413,16 +489,34 @@ function (op, arg) {
       case "strong": return "strong";
       case "sub": return "subscript";
       case "sup": return "superscript";
-      case "summary": return "button";
+      // Only the first <summary> of a <details> is its button; any other is a plain element.
+      case "summary": return isDetailsSummary(el.parentElement, el) ? "button" : "generic";
       case "table": return "table";
-      case "tbody": case "thead": case "tfoot": return "rowgroup";
-      case "td": return insideGrid(el) ? "gridcell" : "cell";
-      case "th": return headerCellRole(el);
+      // A row group is a wrapper unless something makes it more (focus, ARIA attributes), as in browsers' trees.
+      case "tbody": case "thead": case "tfoot":
+        if (presentationalOwner(el, el.closest("table"), TABLE_TAGS)) return "none";
+        return isFocusable(el) || hasGlobalAria(el) ? "rowgroup" : "generic";
+      case "td":
+        if (presentationalOwner(el, el.closest("table"), TABLE_TAGS)) return "none";
+        return insideGrid(el) ? "gridcell" : "cell";
+      case "th":
+        if (presentationalOwner(el, el.closest("table"), TABLE_TAGS)) return "none";
+        return headerCellRole(el);
       case "textarea": return "textbox";
       case "time": return "time";
-      case "tr": return "row";
+      case "tr": return presentationalOwner(el, el.closest("table"), TABLE_TAGS) ? "none" : "row";
       default: return isEditingHost(el) ? "textbox" : "generic";
     }
+  }
+
+  const LIST_TAGS = new Set(["ul", "ol", "menu"]);
+  const TABLE_TAGS = new Set(["table"]);
+
+  // role="none" on a list or table reaches the items, rows and cells it must own: they are presentational too,
+  // unless focus or a global ARIA attribute keeps them (the same conflict rule as for the owner itself).
+  function presentationalOwner(el, owner, tags) {
+    return !!owner && isHTML(owner) && tags.has(owner.localName) && roleOf(owner) === "none" && !isFocusable(el) &&
+      !hasGlobalAria(el);
   }
 
   const LANDMARK_SCOPES = "article,aside,main,nav,section,[role=article],[role=complementary],[role=main]," +
@@ -600,9 +694,22 @@ function (op, arg) {
         if (nonBlank(placeholder)) return trimAscii(placeholder);
       }
       if (!c.recursion && isHTML(el, "input") && el.type === "image") return "Submit";
+      if (!c.recursion && isHTML(el, "input") && el.type === "file") return fileButtonText(el);
     }
     // Inside a name, whitespace-only content still separates its neighbours.
     return c.recursion ? content : "";
+  }
+
+  // A file input without a label is named as the browser names it, by what it draws (in the browser's English):
+  // Chromium by its button, "Choose File" ("Choose Files"); Firefox by its button and the note beside it,
+  // "Browse… No file selected." (or the file's name, or how many were chosen).
+  function fileButtonText(el) {
+    if (!/\bFirefox\//.test(navigator.userAgent)) return el.multiple ? "Choose Files" : "Choose File";
+    const files = el.files ? el.files.length : 0;
+    let note = el.multiple ? "No files selected." : "No file selected.";
+    if (files === 1) note = el.files[0].name;
+    else if (files > 1) note = `${files} files selected.`;
+    return `Browse\u2026 ${note}`;
   }
 
   // aria-labelledby's text, or null when the element names no existing element.
@@ -764,7 +871,7 @@ function (op, arg) {
   // blocks (anything but display:inline) are set apart by spaces; inline ones are joined as they render.
   function contentText(el, c) {
     const rc = c.recursion ? c : { ...c, recursion: true };
-    let out = pseudoText(el, "::before");
+    let out = pseudoText(el, "::before", rc.includeHidden);
     const children = Array.from(flatChildren(el));
     for (const owned of idrefs(el, "aria-owns")) if (!children.includes(owned)) children.push(owned);
     const svgParent = el.namespaceURI === SVG_NS;
@@ -788,7 +895,7 @@ function (op, arg) {
       }
       out += isInline(child) ? text : " " + text + " ";
     }
-    return out + pseudoText(el, "::after");
+    return out + pseudoText(el, "::after", rc.includeHidden);
   }
 
   function isInline(el) {
@@ -798,21 +905,24 @@ function (op, arg) {
 
   // The text a ::before or ::after adds to its element's name. Cached per call: nested names (a row, its cells,
   // a link in a cell) walk the same elements again.
-  function pseudoText(el, which) {
+  function pseudoText(el, which, includeHidden) {
     if (el.namespaceURI !== HTML_NS) return "";
     const cache = which === "::before" ? run.before : run.after;
-    let text = cache.get(el);
-    if (text === undefined) {
-      text = "";
+    let pseudo = cache.get(el);
+    if (pseudo === undefined) {
+      pseudo = { text: "", hidden: false };
       const ps = view(el).getComputedStyle(el, which);
       const content = ps.content;
       if (content && content !== "none" && content !== "normal" && ps.display !== "none") {
-        text = cssContentText(content);
-        if (text && ps.display !== "inline") text = " " + text + " ";
+        pseudo.text = cssContentText(content);
+        if (pseudo.text && ps.display !== "inline") pseudo.text = " " + pseudo.text + " ";
+        // A hidden ::before/::after shows nothing, so it names nothing (but inside a hidden node a reference
+        // reaches, where hidden text counts).
+        pseudo.hidden = ps.visibility !== "visible";
       }
-      cache.set(el, text);
+      cache.set(el, pseudo);
     }
-    return text;
+    return pseudo.hidden && !includeHidden ? "" : pseudo.text;
   }
 
   // The text of a computed `content` value: its strings (attr() is already resolved in computed values), or, when
@@ -1032,7 +1142,7 @@ function (op, arg) {
     if (INTERACTIVE_ROLES.has(role)) return true;
     if (role !== "iframe" && isFocusable(el) && el.tabIndex >= 0 && !(isHTML(el) && nativelyDisabled(el))) return true;
     if (mayBeEditable(el)) return true;
-    if (isHTML(el, "summary")) return true;
+    if (isHTML(el, "summary") && isDetailsSummary(el.parentElement, el)) return true;
     // Pages wire clicks to plain elements; a pointer cursor that starts here (not inherited) is the usual tell.
     if (p && p.cursor === "pointer" && !parentPointer) return true;
     return el.hasAttribute("onclick");
@@ -1839,11 +1949,14 @@ function (op, arg) {
       encodeNode(root, Boolean(options.compact)) : root };
     if (truncated) out.truncated = true;
     if (stamp !== null) out.stamp = stamp;
+    // How many frames the document has (any origin): the driver reads those it did not know of (see frame_tree).
+    if (window.frames.length) out.frames = window.frames.length;
     return out;
   }
 
   function walkTree() {
-    run.focused = deepActiveElement();
+    // A frame's document read on its own shows no focused element while the focus is in another document.
+    run.focused = window.top !== window && !document.hasFocus() ? null : deepActiveElement();
     const vp = viewportSize(window);
     const docEl = document.documentElement;
     const root = makeNode("document", collapse(document.title), docEl ? keyFor(docEl) : null);
@@ -1851,14 +1964,72 @@ function (op, arg) {
     root.visible = true;
     root.inViewport = true;
     const viewClip = [0, 0, vp.width, vp.height];
+    run.viewClip = viewClip;
     const scope = topScope(0, 0, { hard: UNCLIPPED, view: viewClip });
     const start = document.body || docEl;
+    noteOwned(document);
     if (start) {
       const info = enter(start, scope);
       root.children = walkChildren(flatChildren(start), info.child, info);
     }
+    moveOwned(root);
     pruneKeys();
     return { viewport: vp, root };
+  }
+
+  // aria-owns: the nodes of owned elements are taken out where the walk meets them (their visibility is decided
+  // there, by their own ancestors) and put under their owner's node after its own children. Pages without
+  // aria-owns pay one query per document.
+  function noteOwned(doc) {
+    const owned = ownedIn(doc);
+    if (!owned.size) return;
+    if (!run.moving) {
+      run.moving = { owned: new Map(), owners: new Set(), nodes: new Map(), throughChildren: new Map() };
+    }
+    for (const [target, owner] of owned) {
+      run.moving.owned.set(target, owner);
+      run.moving.owners.add(owner);
+    }
+  }
+
+  function moveOwned(root) {
+    const moving = run.moving;
+    if (!moving) return;
+    let moved = false;
+    for (const [target, owner] of moving.owned) {
+      const node = moving.nodes.get(target);
+      const ownerNode = moving.nodes.get(owner);
+      // An owner that is not in the tree (hidden, not rendered) takes what it owns with it.
+      if (!node || !ownerNode || ownerNode === node) continue;
+      if (PRESENTATIONAL_CHILDREN.has(ownerNode.role) && !hasInteractive(node)) continue;
+      ownerNode.children.push(node);
+      moved = true;
+    }
+    if (moved && moving.throughChildren.size) showThroughChildren(root, moving.throughChildren);
+  }
+
+  // An element without area is visible through visible children (walkElement): once owned elements have moved,
+  // such elements (an empty list owning its items) are judged again, deepest first.
+  function showThroughChildren(root, candidates) {
+    const order = [];
+    const stack = [root];
+    while (stack.length) {
+      const node = stack.pop();
+      order.push(node);
+      for (const child of node.children) stack.push(child);
+    }
+    for (let i = order.length - 1; i >= 0; i--) {
+      const node = order[i];
+      const el = candidates.get(node);
+      if (node.visible || !el || !node.children.some((child) => child.visible)) continue;
+      node.visible = true;
+      node.inViewport = node.children.some((child) => child.inViewport);
+      try {
+        node.name = accessibleName(el);
+      } catch (e) {
+        node.name = collapse(el.getAttribute("aria-label"));
+      }
+    }
   }
 
   // The nodes for `nodes` (a parent's flat-tree children): one per element, one per run of adjacent text nodes.
@@ -1901,6 +2072,8 @@ function (op, arg) {
     if (scope.hiddenContentOf) {
       scope = { ...scope, hidden: !isDetailsSummary(scope.hiddenContentOf, el), hiddenContentOf: null };
     }
+    // An image map's areas are walked with their image (imageMapNodes), not where the <map> stands.
+    if (tag === "area" && isHTML(el)) return;
     // A slot is only where its assigned nodes render: they join the host's children.
     if (tag === "slot" && isHTML(el)) {
       const info = enter(el, scope);
@@ -1925,13 +2098,17 @@ function (op, arg) {
       budget.open.push(info.excludedHere || !info.selfVisible ||
         !(info.areaVisible || !(info.box && hasArea(info.box))) || PRESENTATIONAL_CHILDREN.has(role));
     }
+    const stand = concealable(el) && !info.excludedHere ? standIn(el, info, scope) : null;
     const frameDoc = (tag === "iframe" || tag === "frame") && isHTML(el) ? safeContentDocument(el) : null;
     if (frameDoc) {
       children = walkFrame(el, frameDoc, info);
     } else if (role === "combobox" && isHTML(el, "select") && !info.excludedHere) {
       // The options of a drop-down select have no boxes of their own; they are as visible as the select.
-      const child = { ...info.child, dropdown: { visible: info.selfVisible && info.areaVisible, inView: info.inView } };
-      children = walkChildren(el.children, child, info);
+      const shown = stand ? { visible: true, inView: stand.inView } :
+        { visible: info.selfVisible && info.areaVisible, inView: info.inView };
+      children = walkChildren(el.children, { ...info.child, dropdown: shown }, info);
+    } else if (tag === "img" && isHTML(el) && el.hasAttribute("usemap")) {
+      children = imageMapNodes(el, info, scope);
     } else if (!isLeafControl(el)) {
       children = walkChildren(flatChildren(el), info.child, info);
     }
@@ -1948,15 +2125,48 @@ function (op, arg) {
       (info.areaVisible || (childVisible && !(info.box && hasArea(info.box))));
     node.visible = visible;
     node.inViewport = visible && (info.inView || (childInView && !info.areaVisible));
-    fillProperties(node, el, role, info, scope);
-    // ARIA makes the children of buttons, tabs, checkboxes, images... presentational: the name says it all. Keep
-    // them only when something inside can be acted on (a close button in a tab), which ARIA forbids but pages do.
-    if (PRESENTATIONAL_CHILDREN.has(role) && !children.some(hasInteractive)) node.children = [];
+    if (stand) {
+      // A control hidden from sight but operated through its stand-in is where the stand-in is.
+      node.visible = true;
+      node.inViewport = stand.inView;
+      node.bounds = stand.bounds.map(round);
+    }
+    if (!visible && childVisible && hiddenByVisibilityOnly(info)) {
+      // visibility:hidden hides the element's own box and text, not descendants that are visibility:visible
+      // again: the element stays out (a bare wrapper in its place, which read_page folds away), they stay in.
+      node.role = "none";
+      node.visible = true;
+      node.inViewport = childInView;
+    } else {
+      fillProperties(node, el, role, info, scope);
+      // ARIA makes the children of buttons, tabs, checkboxes, images... presentational: the name says it all.
+      // Keep them only when something inside can be acted on (a close button in a tab), which ARIA forbids but
+      // pages do.
+      if (PRESENTATIONAL_CHILDREN.has(role) && !children.some(hasInteractive)) node.children = [];
+    }
+    const moving = run.moving;
+    if (moving && !node.visible && !info.excludedHere && info.selfVisible && !(info.box && hasArea(info.box))) {
+      moving.throughChildren.set(node, el);
+    }
+    if (moving && (moving.owned.has(el) || moving.owners.has(el))) {
+      moving.nodes.set(el, node);
+      if (moving.owned.has(el)) {
+        if (budget) budget.open.pop();
+        return;  // moveOwned puts it under its owner
+      }
+    }
     out.push(node);
     if (budget) {
       budget.open.pop();
       spend(node);
     }
+  }
+
+  // Whether all that hides an element is its own visibility (not display, aria-hidden, inert, opacity or a clip).
+  function hiddenByVisibilityOnly(info) {
+    const child = info.child;
+    return !info.excludedHere && info.p.visibility !== "visible" && !child.ariaHidden && !child.inert &&
+      !child.transparent && child.flow.hard !== EMPTY && !child.hidden && !child.hiddenContentOf;
   }
 
   // A read that stops early (`chars`): once the nodes certain to be printed would fill about `chars` characters,
@@ -1981,6 +2191,158 @@ function (op, arg) {
     }
     budget.left -= size + 2 * budget.open.length;
     if (budget.left <= 0) budget.stopped = true;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Controls hidden from sight: pages draw checkboxes, radios and selects of their own and hide the native one
+  // (opacity 0, no size, a clip, parked off the page, appearance: none) behind a styled label or look-alike. A
+  // person still operates it, through that label or look-alike: its stand-in, where the control is read to be
+  // and where a click on it goes.
+
+  function concealable(el) {
+    if (!isHTML(el)) return false;
+    const tag = el.localName;
+    return tag === "select" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"));
+  }
+
+  // {bounds, inView} of the stand-in of a control the walk found hidden from sight only, or null (not hidden, hidden
+  // for real, or nothing stands in for it).
+  function standIn(el, info, scope) {
+    // Not rendered, visibility, aria-hidden and inert hide it from everyone; the rest only from sight.
+    if (info.p.visibility !== "visible" || info.child.ariaHidden || info.child.inert) return null;
+    const box = info.box;
+    if (info.selfVisible && info.areaVisible && !offPage(box, scope, el)) return null;
+    // Where only opacity hides it (a transparent select laid over its drawing), a click on its own box reaches it.
+    if (info.areaVisible && info.child.flow.hard !== EMPTY && !offPage(box, scope, el)) {
+      return { bounds: box, inView: info.inView };
+    }
+    for (const candidate of standInCandidates(el)) {
+      const shown = shownBox(candidate, scope);
+      if (shown) return shown;
+    }
+    return null;
+  }
+
+  // What a person would click instead: a label of a checkbox or radio (clicking it toggles the control); for a
+  // select, the element drawn after it (a custom drop-down's face), then a label.
+  function standInCandidates(el) {
+    const labels = labelsOf(el) || [];
+    if (!isHTML(el, "select")) return labels;
+    const next = el.nextElementSibling;
+    return next && !concealable(next) ? [next, ...labels] : labels;
+  }
+
+  // {bounds, inView} of an element a person can see, or null.
+  function shownBox(el, scope) {
+    if (excluded(el)) return null;
+    const p = props(el);
+    if (p.visibility !== "visible" || clipsAway(p)) return null;
+    if (typeof el.checkVisibility === "function" && !el.checkVisibility({ opacityProperty: true,
+      visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true })) return null;
+    const r = el.getBoundingClientRect();
+    const box = [r.left + scope.dx, r.top + scope.dy, r.width, r.height];
+    if (!hasArea(box) || offPage(box, scope, el)) return null;
+    return { bounds: box, inView: overlaps(box, run.viewClip || UNCLIPPED) };
+  }
+
+  // The element a click on a control hidden from sight goes to (its stand-in, or the control itself where only
+  // opacity hides it), or null when the control is in sight, hidden for real, or has no stand-in. Outside a walk:
+  // for center, elementAt and setValue.
+  function standInElement(el) {
+    if (!concealable(el) || excluded(el) || el.closest("[inert]")) return null;
+    const p = props(el);
+    if (p.visibility !== "visible") return null;
+    const r = el.getBoundingClientRect();
+    const own = [r.left, r.top, r.width, r.height];
+    const none = { dx: 0, dy: 0 };
+    let transparent = false;
+    let clipped = false;
+    for (let a = el; a; a = flatParent(a)) {
+      const ap = props(a);
+      if (ap.opacity === "0") transparent = true;
+      if (clipsAway(ap)) clipped = true;
+    }
+    const rect = visibleRect(el);
+    const inSight = rect && rect.vis !== EMPTY;
+    if (!transparent && !clipped && hasArea(own) && !offPage(own, none, el)) return null;
+    if (transparent && !clipped && inSight && hasArea(own) && !offPage(own, none, el)) return el;
+    for (const candidate of standInCandidates(el)) if (shownBox(candidate, none)) return candidate;
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Image maps: an <img usemap> holds the links of its <map>, each where its shape lies on the image.
+
+  function imageMap(img) {
+    const name = (img.getAttribute("usemap") || "").replace(/^#/, "");
+    if (!name) return null;
+    for (const map of img.ownerDocument.getElementsByTagName("map")) {
+      if (map.name === name || map.id === name) return map;
+    }
+    return null;
+  }
+
+  function imageOfArea(area) {
+    const cache = run.areaImages || (run.areaImages = new Map());
+    let found = cache.get(area);
+    if (found === undefined) {
+      found = null;
+      const map = area.closest("map");
+      if (map) {
+        for (const img of area.ownerDocument.querySelectorAll("img[usemap]")) {
+          if (imageMap(img) === map) {
+            found = img;
+            break;
+          }
+        }
+      }
+      cache.set(area, found);
+    }
+    return found;
+  }
+
+  // An area's box [x, y, width, height] relative to its image's content box: the bounds of its shape.
+  function areaShape(area, img) {
+    const nums = (area.getAttribute("coords") || "").split(/[\s,]+/).filter(Boolean).map(Number);
+    const shape = (area.getAttribute("shape") || "rect").toLowerCase();
+    if (shape === "default") return [0, 0, img.clientWidth, img.clientHeight];
+    if (nums.some((n) => !Number.isFinite(n))) return EMPTY;
+    if ((shape === "circle" || shape === "circ") && nums.length >= 3) {
+      return [nums[0] - nums[2], nums[1] - nums[2], 2 * nums[2], 2 * nums[2]];
+    }
+    if ((shape === "poly" || shape === "polygon") && nums.length >= 6) {
+      const xs = nums.filter((_, i) => i % 2 === 0);
+      const ys = nums.filter((_, i) => i % 2 === 1);
+      const x0 = Math.min(...xs);
+      const y0 = Math.min(...ys);
+      return [x0, y0, Math.max(...xs) - x0, Math.max(...ys) - y0];
+    }
+    if (nums.length >= 4) {
+      const [x0, x1] = [Math.min(nums[0], nums[2]), Math.max(nums[0], nums[2])];
+      const [y0, y1] = [Math.min(nums[1], nums[3]), Math.max(nums[1], nums[3])];
+      return [x0, y0, x1 - x0, y1 - y0];
+    }
+    return EMPTY;
+  }
+
+  function imageMapNodes(img, info, scope) {
+    const map = imageMap(img);
+    if (!map || !info.box) return [];
+    const [ox, oy] = frameOrigin(img, info.box);
+    const clips = info.child.flow;
+    const out = [];
+    for (const area of map.querySelectorAll("area")) {
+      const role = roleOf(area);
+      const node = makeNode(role, "", keyFor(area));
+      const shape = areaShape(area, img);
+      const box = [ox + shape[0], oy + shape[1], shape[2], shape[3]];
+      node.bounds = box.map(round);
+      node.visible = !info.excludedHere && info.selfVisible && hasArea(box) && overlaps(box, clips.hard);
+      node.inViewport = node.visible && overlaps(box, intersect(clips.hard, clips.view));
+      fillProperties(node, area, role, { p: null, excludedHere: !node.visible }, scope);
+      out.push(node);
+    }
+    return out;
   }
 
   const PRESENTATIONAL_CHILDREN = new Set(["button", "checkbox", "img", "meter", "progressbar", "scrollbar",
@@ -2017,6 +2379,7 @@ function (op, arg) {
     state.unobservable = true;
     const body = doc.body || doc.documentElement;
     if (!body || !info.box) return [];
+    noteOwned(doc);
     const inner = frameScope(frame, doc, info);
     const bodyInfo = enter(body, inner);
     return walkChildren(flatChildren(body), bodyInfo.child, bodyInfo);
@@ -2076,6 +2439,7 @@ function (op, arg) {
   // The element's border box and the part of it left visible by its clipping ancestors (following its containing
   // blocks), by the frames it sits in and by the top-level viewport, all in top-level viewport coordinates.
   function visibleRect(el) {
+    if (isHTML(el, "area")) return areaRect(el);
     const r = el.getBoundingClientRect();
     if (r.width === 0 && r.height === 0 && el.getClientRects().length === 0) return null;
     let full = [r.left, r.top, r.right, r.bottom];
@@ -2113,8 +2477,56 @@ function (op, arg) {
     return { full, vis };
   }
 
+  // What the driver needs to join a frame's own document to the tree: [its content window (BiDi serializes it with
+  // its browsing context's id), whether the walk enters it (same origin), the left and top of its content box, the
+  // visible part of that box as x0, y0, x1, y1 (four nulls when none), its sandbox attribute (null without one), its
+  // address (null without one)], in the walk's viewport coordinates; null for a key that is no frame element.
+  function frameFacts(keys) {
+    return Array.from(keys, (key) => {
+      const el = elementFor(key);
+      if (!el || (el.localName !== "iframe" && el.localName !== "frame")) return null;
+      const rect = visibleRect(el);
+      let left = null;
+      let top = null;
+      let shown = [null, null, null, null];
+      if (rect) {
+        const s = style(el);
+        [left, top] = frameOrigin(el, rect.full);
+        const content = [left, top,
+          left + el.clientWidth - (parseFloat(s.paddingLeft) || 0) - (parseFloat(s.paddingRight) || 0),
+          top + el.clientHeight - (parseFloat(s.paddingTop) || 0) - (parseFloat(s.paddingBottom) || 0)];
+        const vis = rect.vis === EMPTY ? EMPTY : intersect(rect.vis, content);
+        if (vis !== EMPTY) shown = vis.map(round);
+        left = round(left);
+        top = round(top);
+      }
+      return [el.contentWindow, !!safeContentDocument(el), left, top, ...shown, el.getAttribute("sandbox"),
+        el.src || null];
+    });
+  }
+
+  // An area's box on its image, and the part of it the image's visible part leaves.
+  function areaRect(area) {
+    const img = imageOfArea(area);
+    const base = img && visibleRect(img);
+    if (!base) return null;
+    const r = img.getBoundingClientRect();
+    const [ox, oy] = frameOrigin(img, [base.full[0], base.full[1], r.width, r.height]);
+    const shape = areaShape(area, img);
+    const full = [ox + shape[0], oy + shape[1], ox + shape[0] + shape[2], oy + shape[1] + shape[3]];
+    if (!(shape[2] > 0 && shape[3] > 0)) return null;
+    return { full, vis: base.vis === EMPTY ? EMPTY : intersect(base.vis, full) };
+  }
+
+  // What scrolling an element into view moves: for an area, its image.
+  function scrollTarget(el) {
+    return isHTML(el, "area") ? imageOfArea(el) || el : el;
+  }
+
   function center(el) {
     if (!el) return null;
+    // A control hidden from sight is clicked where a person clicks it: on its stand-in.
+    el = standInElement(el) || el;
     let rect = visibleRect(el);
     if (!rect) {
       return { error: "the element has no box: it is not rendered (display:none, or inside a hidden or collapsed " +
@@ -2124,7 +2536,7 @@ function (op, arg) {
     const whole = rect.vis !== EMPTY && Math.abs(rect.vis[0] - x0) < 0.5 && Math.abs(rect.vis[1] - y0) < 0.5 &&
       Math.abs(rect.vis[2] - x1) < 0.5 && Math.abs(rect.vis[3] - y1) < 0.5;
     if (!whole) {
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      scrollTarget(el).scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       run.styles.clear();
       rect = visibleRect(el);
       if (!rect) return { error: "the element has no box after scrolling it into view" };
@@ -2189,8 +2601,11 @@ function (op, arg) {
           fire(el, null);
         } else {
           // A click toggles it and fires click, input and change as a user's click does: React and others only
-          // listen to the click on checkboxes and radios.
-          el.click();
+          // listen to the click on checkboxes and radios. One hidden from sight is clicked through the label a
+          // person clicks (whose click clicks the control), so the page's handlers on the label run too.
+          const stand = standInElement(el);
+          if (stand && isHTML(stand, "label") && stand !== el) stand.click();
+          else el.click();
           if (el.checked !== want) {
             return { error: `the page kept the ${describeElement(el)} ${el.checked ? "checked" : "unchecked"} ` +
               "(its click handler cancelled the change)" };
@@ -2396,6 +2811,10 @@ function (op, arg) {
               const bodyInfo = enter(fbody, frameScope(el, doc, info));
               walk(fbody, flatChildren(fbody), bodyInfo.child, bodyInfo);
               breakLine();
+            } else if (!doc && arg && arg.frameMark && info.box && info.selfVisible) {
+              // A frame of another origin: a line of its own that the driver replaces with the frame's text.
+              breakLine();
+              lines.push(arg.frameMark + keyFor(el));
             }
             return;
           }
@@ -2572,6 +2991,13 @@ function (op, arg) {
       let within = false;
       for (let n = hit; n && !within; n = up(n)) within = n === of;
       if (!within && of.labels) within = Array.from(of.labels).some((label) => label.contains(hit));
+      // An image map's area is hit as its image in some browsers; a click there still follows the area.
+      if (!within && isHTML(of, "area")) within = hit === imageOfArea(of);
+      // A control hidden from sight is reached through its stand-in (a custom drop-down's face).
+      if (!within && concealable(of)) {
+        const stand = standInElement(of);
+        within = !!stand && stand.contains(hit);
+      }
       // An option of a list box is hit-tested as its <select> in some browsers; a click there still picks it.
       if (!within && hit.localName === "select" && hit.contains(of)) within = true;
       out.within = within;
@@ -2586,7 +3012,7 @@ function (op, arg) {
     case "snapshot":
       return snapshot(args);
     case "element":
-      return elementFor(args.key);
+      return args.frames ? frameFacts(args.frames) : elementFor(args.key);
     case "center": {
       // With `probe`, also what a click at the centre would hit (elementAt), in the same round trip: a ref click
       // asks both, one right after the other.
@@ -2599,7 +3025,8 @@ function (op, arg) {
     case "scrollIntoView": {
       const el = elementFor(args.key);
       if (!el) return null;
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      scrollTarget(standInElement(el) || el).scrollIntoView({ block: "center", inline: "center",
+        behavior: "instant" });
       return true;
     }
     case "setValue":

@@ -17,8 +17,6 @@ import pytest
 from tests.support.server import serve
 from tests.support.walker import WALKER_SOURCE, WalkerBrowser
 
-pytestmark = pytest.mark.browser
-
 Node = dict[str, Any]
 
 FRAME_CHILD = """<!doctype html><title>child</title><style>body{margin:0}</style>
@@ -410,7 +408,6 @@ def test_visibility_and_viewport(walker_browser: WalkerBrowser, site: tuple[str,
     assert node("plain")["bounds"] == [0, 0, 100, 20]
     hidden = [
         "display-none",
-        "visibility-hidden",
         "opacity-zero",
         "opacity-child",
         "zero-size",
@@ -424,6 +421,8 @@ def test_visibility_and_viewport(walker_browser: WalkerBrowser, site: tuple[str,
     assert [name for name in hidden if node(name)["visible"]] == []
     assert node("display-none")["bounds"] is None
     assert node("visible-again")["visible"]
+    # visibility:hidden hides the element, not a visibility:visible descendant: it stays as a bare wrapper over it
+    assert node("visibility-hidden")["role"] == "none" and node("visibility-hidden")["name"] == ""
     assert node("overflowing")["visible"] and node("zero-size-visible-child")["visible"]
     assert node("fixed")["visible"] and node("fixed")["inViewport"]
     assert node("scrolled-out")["visible"] and not node("scrolled-out")["inViewport"]
