@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..config import Settings
+from ..config.toolsets import save_storage_on_close
 from .browser import close_quietly, make_toolset, silence_stdout, start_driver, terminal_asker
 from .exec_lines import serve
 from .record import Timed, assistant_message, recorder_for
@@ -21,8 +22,9 @@ __all__ = ["exec_session"]
 
 
 def exec_session(settings: Settings) -> int:
-    """Answer stdin's lines on stdout with the browser `settings` describe (its browser chosen already): 0 when
-    every line was answered, 1 when one could not be, 2 when the browser could not start."""
+    """Answer stdin's lines on stdout with the browser `settings` describe (its browser chosen already), and save
+    its storage state at the end when `storage.save` asks: 0 when every line was answered, 1 when one could not be,
+    2 when the browser could not start."""
     recorder = recorder_for(settings)
     driver = start_driver(settings)
     if driver is None:
@@ -32,6 +34,7 @@ def exec_session(settings: Settings) -> int:
     toolset = make_toolset(settings, driver, asker)
     if toolset is None:
         return 2
+    save_storage_on_close(toolset, settings)
     try:
         if recorder is None:
             return serve(toolset, sys.stdin, sys.stdout, sys.stderr)

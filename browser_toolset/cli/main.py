@@ -3,8 +3,8 @@ command's function with plain values.
 
 Every command's module is imported here, normally, so a module that cannot be imported is an error with its
 traceback, never a command that silently goes missing. The one exception is an optional extra, whose package may
-not be installed: `EXTRAS` names its module, imported only when its command runs, and a missing package is a
-message saying what to install.
+not be installed: `EXTRAS` names its module and function, imported only when its command runs, and a missing
+package is a message saying what to install.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, cast
 
 import attrs
 
 from ..config import ConfigError, Settings, load_settings, with_default_browser
+from ..mcp.options import ServerOptions
 from ..registry import driver_names
 from ..sessions.replay import replay_command
 from ..sessions.report import report_command
@@ -30,21 +31,22 @@ from .grid_command import serve_grid
 from .parsers import PROG, build_parser, settings_flags
 from .run_command import TaskRequest, run_task_command
 
-__all__ = ["EXTRAS", "Extra", "main"]
+__all__ = ["EXTRAS", "Extra", "extra_function", "main"]
 
 
 @attrs.frozen
 class Extra:
-    """A command from an optional extra: `module` has `add_arguments(parser)` and `run(args) -> int`, and needs
-    the package `requires`, which `pip install browser-toolset[extra]` installs."""
+    """A command from an optional extra: the function `function` of `module`, which needs the package `requires`,
+    which `pip install browser-toolset[extra]` installs."""
 
     module: str
+    function: str
     requires: str
     extra: str
 
 
-EXTRAS: Final = {"mcp": Extra(module="browser_toolset.mcp.command", requires="mcp", extra="mcp")}
-"""The commands of optional extras, by name; each is also listed in `parsers.COMMANDS`."""
+EXTRAS: Final = {"mcp": Extra(module="browser_toolset.mcp.command", function="serve", requires="mcp", extra="mcp")}
+"""The commands of optional extras, by name; each has its parser in `parsers` like any other."""
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -93,6 +95,50 @@ def _config(args: argparse.Namespace) -> int:
     return show_config(_settings(args))
 
 
+def extra_function(name: str) -> Callable[..., int] | None:
+    """The function of the extra command `name`, its module imported now; None after saying on stderr what to
+    install when its package is missing."""
+    extra = EXTRAS[name]
+    try:
+        module = importlib.import_module(extra.module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != extra.requires:
+            raise  # our own module is broken: its traceback says why
+        print(
+            f"{PROG}: the {name} command needs the {extra.requires!r} package, which is not installed: "
+            f"pip install 'browser-toolset[{extra.extra}]'",
+            file=sys.stderr,
+        )
+        return None
+    return cast(Callable[..., int], getattr(module, extra.function))
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    serve = extra_function("mcp")
+    if serve is None:
+        return 2
+    try:
+        options = ServerOptions.from_flags(
+            transport=args.transport,
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            allow_non_loopback=args.allow_non_loopback,
+            server_names=tuple(args.server_name),
+            origins=tuple(args.allow_origin),
+            idle_timeout=args.idle_timeout,
+            max_sessions=args.max_sessions,
+            json_response=args.json_response,
+            print_tools=args.print_tools,
+        )
+    except ConfigError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    # the tool list needs no browser; serving chooses it now, as exec and run do, rather than on the first call
+    settings = _settings(args) if options.print_tools else _browser_settings(args)
+    return serve(settings, options)
+
+
 def _replay(args: argparse.Namespace) -> int:
     try:
         flags = settings_flags(args)
@@ -112,34 +158,12 @@ COMMANDS: Final[dict[str, Callable[[argparse.Namespace], int]]] = {
     ),
     "grid": lambda args: serve_grid(nodes=args.nodes, port=args.port, jar=args.jar, config_file=args.config),
     "fake-api": lambda args: serve_script(args.script, port=args.port, max_images=args.max_images, log=args.log),
+    "mcp": _mcp,
 }
 
 
-def run_extra(name: str, argv: Sequence[str]) -> int:
-    """Run the extra command `name` with its own arguments `argv`, importing its module now."""
-    extra = EXTRAS[name]
-    try:
-        module = importlib.import_module(extra.module)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or exc.name.split(".")[0] != extra.requires:
-            raise  # our own module is broken: its traceback says why
-        print(
-            f"{PROG}: the {name} command needs the {extra.requires!r} package, which is not installed: "
-            f"pip install 'browser-toolset[{extra.extra}]'",
-            file=sys.stderr,
-        )
-        return 2
-    parser = argparse.ArgumentParser(prog=f"{PROG} {name}", description=(module.__doc__ or "").split("\n\n")[0])
-    module.add_arguments(parser)
-    return int(module.run(parser.parse_args(list(argv))))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if args.command in EXTRAS:
-        return run_extra(args.command, rest)
-    args = parser.parse_args(argv)  # again, so that a stray argument is refused with its command's usage
+    args = build_parser().parse_args(argv)
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     return COMMANDS[args.command](args)

@@ -3,8 +3,9 @@ the settings flags they share (`settings_flags` turns those into configuration k
 
 Each help shows the real default: the settings flags default to "not given", so that the file and the environment
 show through, and their help names the configuration's own default instead. `-o KEY=VALUE` is a driver option on
-every command that starts a browser; `report` and `demo` write to `--output`. The `mcp` command belongs to the
-optional `mcp` extra: it is listed here, and its own parser is built when it runs (`main`).
+every command that starts a browser; `report` and `demo` write to `--output`. The `mcp` command's parser is here
+too, with the same settings flags: its module, which needs the optional `mcp` package, is imported only when it
+runs (`main`), so nothing here imports that package.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from typing import Final
 from ..agent.trimming import KEEP_IMAGES, MAX_IMAGES
 from ..config import DEFAULT_FILE, OPTIONAL_MEMBERS
 from ..config.settings import DEFAULT_BROWSERS, keys_by_name
+from ..mcp.options import (
+    DEFAULT_HOST,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_PORT,
+    MCP_ENV_PREFIX,
+    TRANSPORTS,
+)
 from ..safety.confirm import CATEGORIES, DECISIONS, parse_decisions
 from ..testing.fake_api.command import DESCRIPTION as FAKE_API_DESCRIPTION
 from ..testing.fake_api.rules import MAX_IMAGES as FAKE_API_MAX_IMAGES
@@ -59,9 +68,11 @@ def _default(key: str) -> str:
     return str(value)
 
 
-def _settings_arguments(command: argparse.ArgumentParser, *, replaying: bool = False) -> None:
+def _settings_arguments(command: argparse.ArgumentParser, *, replaying: bool = False, serving: bool = False) -> None:
     """The flags that set configuration keys (docs/configuration.md). Each defaults to "not given", so that what is
-    underneath shows through: the recording on `replay`, else the file, the environment and the defaults."""
+    underneath shows through: the recording on `replay`, else the file, the environment and the defaults. A replay
+    runs every recorded call in a browser of its own; the MCP server (`serving`) asks through its client and
+    records nothing."""
     if replaying:
         title = "settings: each defaults to what the session was recorded with"
     else:
@@ -129,11 +140,22 @@ def _settings_arguments(command: argparse.ArgumentParser, *, replaying: bool = F
         "--upload-max-mib", type=float, default=None, metavar="MIB",
         help="file_upload: the largest file, in MiB" + default(_default("files.upload_max_mib")),
     )  # fmt: skip
-    if not replaying:  # a replay runs every recorded call
+    if not replaying:
+        group.add_argument(
+            "--storage-state", metavar="FILE",
+            help="cookies and localStorage to load before the first call, in Playwright's storageState format"
+            + default("none"),
+        )  # fmt: skip
+        group.add_argument(
+            "--save-storage-state", metavar="FILE",
+            help="write the cookies and localStorage there when the session ends (mode 0600)"
+            + default("not saved"),
+        )  # fmt: skip
+        asking = "through the MCP client when it can ask" if serving else "on the terminal when there is one"
         group.add_argument(
             "--confirm", action="append", default=[], metavar="CATEGORY=DECISION",
             help=f"a high-impact call: CATEGORY is {', '.join(CATEGORIES)} or all; DECISION is {', '.join(DECISIONS)} "
-            "(ask prompts on the terminal when there is one, else denies)" + default("all=ask"),
+            f"(ask asks the person {asking}, else denies)" + default("all=ask"),
         )  # fmt: skip
     group.add_argument(
         "--image-format", choices=("png", "jpeg", "webp"), default=None,
@@ -143,7 +165,7 @@ def _settings_arguments(command: argparse.ArgumentParser, *, replaying: bool = F
         "--image-quality", type=int, default=None, metavar="1-100",
         help="JPEG / WebP quality" + default(_default("images.quality")),
     )  # fmt: skip
-    if not replaying:
+    if not replaying and not serving:
         group.add_argument(
             "--record", metavar="DIR", help="record the session to DIR, for replay and report" + default("none")
         )
@@ -256,8 +278,51 @@ def _fake_api_arguments(command: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def _mcp_arguments(command: argparse.ArgumentParser) -> None:
+    command.epilog = (
+        "Over stdio one browser serves the one client for the life of the process; over HTTP each client gets its "
+        "own. docs/mcp.md tells how to use it."
+    )
+    server = command.add_argument_group("MCP server")
+    server.add_argument(
+        "--transport", choices=TRANSPORTS, default="stdio", help="stdio, or streamable HTTP (default %(default)s)"
+    )
+    server.add_argument("--host", default=DEFAULT_HOST, help="http: the address to listen on (default %(default)s)")
+    server.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="http: the port (default %(default)s; 0: any, printed on stderr)"
+    )
+    server.add_argument(
+        "--allow-non-loopback", action="store_true",
+        help="http: allow --host to be an address other machines reach (needs a token)",
+    )  # fmt: skip
+    server.add_argument(
+        "--token", help=f"http: the bearer token every request must carry (default ${MCP_ENV_PREFIX}TOKEN, else none)"
+    )
+    server.add_argument(
+        "--server-name", action="append", default=[], metavar="HOST[:PORT]",
+        help="http: a further Host name clients reach the server by (loopback names always work; repeat it for more)",
+    )  # fmt: skip
+    server.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN",
+        help="http: a further browser origin (scheme://host:port) allowed to call the server (repeat it for more)",
+    )  # fmt: skip
+    server.add_argument(
+        "--idle-timeout", type=float, default=None, metavar="SECONDS",
+        help=f"http: close a client's browser after this long without a call; 0: never (default "
+        f"${MCP_ENV_PREFIX}IDLE_TIMEOUT, else {DEFAULT_IDLE_TIMEOUT:g})",
+    )  # fmt: skip
+    server.add_argument(
+        "--max-sessions", type=int, default=None, metavar="N",
+        help=f"http: browser sessions open at once (default ${MCP_ENV_PREFIX}MAX_SESSIONS, else "
+        f"{DEFAULT_MAX_SESSIONS})",
+    )  # fmt: skip
+    server.add_argument("--json-response", action="store_true", help="http: answer with JSON rather than SSE streams")
+    server.add_argument("--print-tools", action="store_true", help="print the tool list and its size, and exit")
+    _settings_arguments(command, serving=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command line. `mcp` takes no arguments here: `main` hands what follows it to the mcp command."""
+    """The whole command line."""
     parser = argparse.ArgumentParser(
         prog=PROG, description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -272,11 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
         "config": _config_arguments,
         "grid": _grid_arguments,
         "fake-api": _fake_api_arguments,
+        "mcp": _mcp_arguments,
     }
     for name, help in COMMANDS.items():
-        if name == "mcp":
-            commands.add_parser(name, help=help, add_help=False)
-            continue
         command = commands.add_parser(name, help=help, description=help[:1].upper() + help[1:] + ".")
         arguments[name](command)
     return parser
@@ -304,6 +367,8 @@ def settings_flags(args: argparse.Namespace) -> list[tuple[str, object, str]]:
     given("files.upload_dir", args.upload_dir, "--upload-dir")
     given("files.download_dir", args.download_dir, "--download-dir")
     given("files.upload_max_mib", args.upload_max_mib, "--upload-max-mib")
+    given("storage.load", getattr(args, "storage_state", None), "--storage-state")
+    given("storage.save", getattr(args, "save_storage_state", None), "--save-storage-state")
     given("images.format", args.image_format, "--image-format")
     given("images.quality", args.image_quality, "--image-quality")
     given("loop.record_dir", getattr(args, "record", None), "--record")

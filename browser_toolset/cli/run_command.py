@@ -21,6 +21,8 @@ from ..agent.command import run_command
 from ..agent.options import LoopOptions
 from ..agent.trimming import KEEP_IMAGES, MAX_IMAGES
 from ..config import Settings, url_policy
+from ..config.toolsets import save_storage_on_close
+from ..safety.secrets import with_secret_names
 from ..safety.urls import address_for_navigation
 from .browser import make_toolset, start_driver, terminal_asker
 from .record import Timed, record_transcript, recorder_for
@@ -101,6 +103,7 @@ def run_task_command(settings: Settings, request: TaskRequest) -> int:
     toolset = make_toolset(settings, driver, asker)
     if toolset is None:
         return 2
+    save_storage_on_close(toolset, settings)  # the run closes the toolset, however it ends
     if recorder is None:
         return _run(toolset, settings, request, client, request.transcript)
     timed = Timed(toolset)
@@ -128,7 +131,7 @@ def _run(toolset: Any, settings: Settings, request: TaskRequest, client: Any, tr
         max_tokens=settings.loop.max_tokens,
         max_turns=settings.loop.max_turns,
         start_url=request.start_url,
-        system=request.system,
+        system=with_secret_names(request.system, getattr(toolset.options, "secrets", None)),
         quiet=request.quiet,
         threads=request.threads,
         transcript=transcript,

@@ -3,12 +3,14 @@ uploads, confirmation."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ..safety.confirm import ActionGate, Ask
 from .browsers import with_default_browser
-from .settings import DRIVER_OPTIONS, MASK, Settings, setting_keys
+from .settings import DRIVER_OPTIONS, MASK, ConfigError, Settings, setting_keys
 
 if TYPE_CHECKING:
     from anthropic.tools.browser import BetaConfirmContext
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from ..driver import Driver
     from ..executor.async_toolset import AsyncBrowserToolset
     from ..executor.toolset import BrowserToolset
+    from ..safety.secrets import Secrets
     from ..safety.urls import URLPolicy
 
 
@@ -74,6 +77,7 @@ def _toolset_options(
         )
     gate = ActionGate(decisions=settings.confirm.decisions(), default="deny", ask=ask, then=then)
     return {
+        "secrets": configured_secrets(settings),
         "navigation": url_policy(settings),
         "image_limits": limits,
         "configs": {name: {"enabled": True} for name in settings.enable} or None,
@@ -81,6 +85,20 @@ def _toolset_options(
         "file_policy": file_policy,
         "documents": documents,
     }, gate
+
+
+def configured_secrets(settings: Settings) -> Secrets | None:
+    """The secrets `[secrets.NAME]` declares, their values read now (a file path relative to the configuration
+    file's folder); None when there are none. Raises `ConfigError` for a value that cannot be read."""
+    from ..safety.secrets import Secrets, SecretsConfigError
+
+    if not settings.secrets:
+        return None
+    base = None if settings.config_file is None else Path(settings.config_file).parent
+    try:
+        return Secrets.from_declarations(settings.secrets, base_dir=base)
+    except SecretsConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def toolset_on(
@@ -126,6 +144,34 @@ def save_configured_storage(toolset: object, settings: Settings) -> None:
         save_storage_state(toolset, settings.storage.save, settings.storage.key_env)
 
 
+def save_storage_on_close(toolset: BrowserToolset, settings: Settings, errors: TextIO | None = None) -> None:
+    """Make closing `toolset` first save `storage.save`, when it is set (the commands' sessions: `exec`, `run`, each
+    MCP browser). Part of `close` itself because whoever ends the session closes the toolset (`run_task` does),
+    and once, because a browser closed cannot be read. A save that fails is one line on `errors` (standard error)
+    and the browser still closes: the end of a session is no place for a traceback."""
+    if settings.storage.save is None:
+        return
+    close = toolset.close
+    tried = False
+
+    def saving_close() -> None:
+        nonlocal tried
+        if not tried:
+            tried = True
+            try:
+                save_configured_storage(toolset, settings)
+            except Exception as exc:
+                print(
+                    f"browser-toolset: the storage state was not saved to {settings.storage.save}: "
+                    f"{type(exc).__name__}: {exc}",
+                    file=errors if errors is not None else sys.stderr,
+                    flush=True,
+                )
+        close()
+
+    setattr(toolset, "close", saving_close)  # noqa: B010 (an instance attribute shadowing the method)
+
+
 def open_toolset(
     settings: Settings,
     *,
@@ -159,6 +205,13 @@ async def open_async_toolset(
     gate = toolset.options.confirm
     if isinstance(gate, ActionGate):
         gate.lookup = toolset.sync.describe_ref
+    if settings.storage.load is not None:
+        try:
+            # on the toolset's worker thread, where all of its browser work runs, before its first call
+            await toolset._on_worker(load_configured_storage, toolset.sync, settings)
+        except BaseException:
+            await toolset.close()
+            raise
     return toolset
 
 

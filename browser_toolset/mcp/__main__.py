@@ -1,7 +1,7 @@
-"""`python -m browser_toolset.mcp`: the MCP server on its own (`browser-toolset mcp` once the CLI registers it)."""
+"""`python -m browser_toolset.mcp`: `browser-toolset mcp`, its arguments those that follow."""
 
 import sys
 
-from .command import main
+from ..cli import main
 
-sys.exit(main())
+sys.exit(main(["mcp", *sys.argv[1:]]))

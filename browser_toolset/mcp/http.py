@@ -10,14 +10,12 @@ token. When a client ends its MCP session (`DELETE /mcp`), its browser is closed
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import socket
 import sys
 from typing import Any
 
 import anyio
-import attrs
 import uvicorn
 from mcp.server import Server
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -27,9 +25,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .metrics import render
+from .options import ServerOptions
 from .server import SESSION_HEADER, BrowserService, client_key
 
-__all__ = ["HttpOptions", "build_app", "is_loopback", "serve_http"]
+__all__ = ["build_app", "serve_http"]
 
 log = logging.getLogger("browser_toolset")
 
@@ -40,29 +39,7 @@ MCP_SESSIONS_PER_BROWSER = 4
 """MCP sessions the SDK admits per browser session allowed: a session holds a browser only once it calls a tool."""
 
 
-def is_loopback(host: str) -> bool:
-    if host.strip("[]").lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-@attrs.frozen
-class HttpOptions:
-    """Where and how the HTTP transport listens. `server_names` are further `Host` names (`name` or `name:port`)
-    clients reach it by; `origins` are further browser origins allowed to call it."""
-
-    host: str = "127.0.0.1"
-    port: int = 8931
-    token: str | None = attrs.field(default=None, repr=False)
-    server_names: tuple[str, ...] = ()
-    origins: tuple[str, ...] = ()
-    json_response: bool = False
-
-
-def security_settings(options: HttpOptions) -> TransportSecuritySettings:
+def security_settings(options: ServerOptions) -> TransportSecuritySettings:
     names = [*LOOPBACK_NAMES, *options.server_names]
     host = options.host if ":" not in options.host else f"[{options.host.strip('[]')}]"
     if options.host not in ("0.0.0.0", "::", ""):
@@ -75,7 +52,7 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
 class Guard:
     """The checks every request passes first (see the module's docstring)."""
 
-    def __init__(self, app: ASGIApp, service: BrowserService, options: HttpOptions) -> None:
+    def __init__(self, app: ASGIApp, service: BrowserService, options: ServerOptions) -> None:
         self.app = app
         self.service = service
         self.token = options.token
@@ -117,7 +94,7 @@ class Guard:
             await self.service.pool.close(key)
 
 
-def build_app(server: Server[Any], service: BrowserService, options: HttpOptions) -> ASGIApp:
+def build_app(server: Server[Any], service: BrowserService, options: ServerOptions) -> ASGIApp:
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok\n")
 
@@ -149,7 +126,7 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(server: Server[Any], service: BrowserService, options: HttpOptions) -> None:
+async def serve_http(server: Server[Any], service: BrowserService, options: ServerOptions) -> None:
     """Serve until SIGINT or SIGTERM; every browser is closed on the way out. The listening address (with the port
     chosen when 0 asked for any) is printed to stderr."""
     app = build_app(server, service, options)

@@ -24,6 +24,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 from ..config import OPTIONAL_MEMBERS, Settings, open_toolset
+from ..config.toolsets import save_storage_on_close
 from ..executor.toolset import BrowserToolset
 from .confirm import CURRENT, CallContext, InputNeeded, ask
 from .metrics import CallMetrics
@@ -76,7 +77,11 @@ class BrowserService:
         self.pool = SessionPool(self.open, max_sessions=self.max_sessions, idle_timeout=self.idle_timeout)
 
     def open(self) -> BrowserToolset:
-        return open_toolset(self.settings, ask=ask, then=_approve_unattended)
+        """A client's browser, loaded with `storage.load` and saving `storage.save` as it closes (each session to
+        the same file: the last one closed wins)."""
+        toolset = open_toolset(self.settings, ask=ask, then=_approve_unattended)
+        save_storage_on_close(toolset, self.settings)
+        return toolset
 
     @asynccontextmanager
     async def running(self, _server: object = None) -> AsyncIterator[dict[str, Any]]:

@@ -30,6 +30,7 @@ from browser_toolset.cli.exec_command import exec_session
 from browser_toolset.cli.grid_command import serve_grid
 from browser_toolset.cli.parsers import COMMANDS, build_parser
 from browser_toolset.cli.run_command import run_task_command
+from browser_toolset.mcp.command import serve as serve_mcp
 from browser_toolset.sessions.replay import replay_command
 from browser_toolset.sessions.report import report_command
 from browser_toolset.testing.fake_api import FakeMessagesAPI, load_script
@@ -70,8 +71,6 @@ def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPa
 
 def every_parser() -> Iterator[tuple[str, argparse.ArgumentParser]]:
     for name, command in subparsers(build_parser()).items():
-        if name == "mcp":  # its parser is the extra's own, built when it runs
-            continue
         if name == "config":
             for action, inner in subparsers(command).items():
                 yield f"config {action}", inner
@@ -118,7 +117,7 @@ def test_16_8_o_is_the_driver_option_everywhere() -> None:
         for action in parser._actions:
             if "-o" in action.option_strings:
                 with_o[name] = action
-    assert set(with_o) == {"run", "exec", "replay", "config show"}
+    assert set(with_o) == {"run", "exec", "replay", "config show", "mcp"}
     assert all(action.dest == "option" and action.metavar == "KEY=VALUE" for action in with_o.values())
     commands = subparsers(build_parser())
     for name in ("report", "demo"):
@@ -212,15 +211,22 @@ def test_15_6_one_module_owns_the_parsers() -> None:
     parsing = {
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*.py")
-        if "argparse" in imports_of(path) and not path.relative_to(PACKAGE).as_posix().startswith(("mcp/", "drivers/"))
+        if "argparse" in imports_of(path) and not path.relative_to(PACKAGE).as_posix().startswith("drivers/")
     }
-    # parsers.py builds every parser; main.py reads what they parsed (and builds an optional extra's own parser)
+    # parsers.py builds every parser, the optional mcp command's too; main.py reads what they parsed
     assert parsing == {"cli/parsers.py", "cli/main.py"}
+    # and builds it without the optional package, which only the command's own module imports, when it runs
+    completed = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.modules['mcp'] = None\nfrom browser_toolset.cli import main\n"
+         "main(['mcp', '--help'])"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert completed.returncode == 0 and "--save-storage-state FILE" in completed.stdout, completed.stderr
 
 
 COMMAND_FUNCTIONS: list[Callable[..., int]] = [
     exec_session, run_task_command, run_command, replay_command, report_command, demo_command, serve_script,
-    serve_grid, show_config, init_config,
+    serve_grid, show_config, init_config, serve_mcp,
 ]  # fmt: skip
 
 

@@ -7,7 +7,6 @@ and through a Selenium Grid."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from anthropic.tools import ToolsetConfigError
 
 from browser_toolset import BrowserToolset
+from browser_toolset.cli.parsers import build_parser, settings_flags
 from browser_toolset.config import load_settings, open_toolset
 from browser_toolset.drivers.mock import MockDriver, Site, file_input
 from browser_toolset.executor.document_store import (
@@ -26,7 +26,6 @@ from browser_toolset.executor.document_store import (
     UnknownDocument,
     UnknownDocuments,
 )
-from browser_toolset.mcp.flags import add_settings_arguments, settings_from
 from browser_toolset.mcp.server import BrowserService
 from browser_toolset.safety.uploads import UploadPolicy, UploadRefused
 from tests.support.session import Session, error, ok, text
@@ -265,11 +264,10 @@ def test_the_configured_documents_folder_is_the_store(tree: Path) -> None:
 
 
 def test_the_mcp_server_takes_the_same_setting(tree: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_settings_arguments(parser)
     documents = f"files.documents_dir={tree / 'documents'}"
-    args = parser.parse_args(["--driver", "mock", "--site", str(SITE), "--enable", "file_upload", "--set", documents])
-    service = BrowserService(settings_from(args, env={}))
+    argv = ["mcp", "--driver", "mock", "--site", str(SITE), "--enable", "file_upload", "--set", documents]
+    args = build_parser().parse_args(argv)
+    service = BrowserService(load_settings(args.config, env={}, flags=settings_flags(args)))
     with service.open() as toolset:
         assert isinstance(toolset.documents, FolderDocuments)
         assert toolset.documents.folder == tree / "documents"

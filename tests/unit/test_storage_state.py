@@ -1,17 +1,28 @@
 """Storage state without a browser: Playwright's shape read and written exactly, the file's mode, encryption at
-rest, the mock driver, and the configuration keys that load it into a toolset."""
+rest, the mock driver, the configuration keys that load it into a toolset, and the commands (`exec`, `run`, the MCP
+server) saving it as their sessions close."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
+from browser_toolset.cli import main
 from browser_toolset.config import load_settings
-from browser_toolset.config.toolsets import open_toolset, save_configured_storage
+from browser_toolset.config.toolsets import (
+    open_async_toolset,
+    open_toolset,
+    save_configured_storage,
+    save_storage_on_close,
+)
 from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.storage_state import (
     Cookie,
@@ -24,6 +35,7 @@ from browser_toolset.storage_state import (
     save_storage_state,
     write_storage_state,
 )
+from tests.support.polling import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SITE = ROOT / "examples" / "shop.json"
@@ -163,4 +175,135 @@ def test_the_configuration_loads_a_state_into_the_toolset_and_saves_it(tmp_path:
     with open_toolset(settings) as toolset:
         assert toolset.driver.storage_state() == StorageState.from_json(PLAYWRIGHT)
         save_configured_storage(toolset, settings)
+    assert json.loads(target.read_text()) == PLAYWRIGHT
+
+
+# --- saved as the commands' sessions close -------------------------------------------------------------------------
+
+SCRIPTS = ROOT / "tests" / "scripts"
+
+
+@pytest.fixture
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No BROWSER_TOOLSET_* variables or ./browser-toolset.toml of the machine leak into the commands."""
+    for name in list(os.environ):
+        if name.startswith("BROWSER_TOOLSET_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def state_file(folder: Path) -> Path:
+    path = folder / "in.json"
+    path.write_text(json.dumps(PLAYWRIGHT))
+    return path
+
+
+def command(argv: list[str], monkeypatch: pytest.MonkeyPatch, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_closing_saves_first_once_and_a_failure_is_a_line_not_a_traceback(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    flags = {"driver": "mock", "driver_options.site": str(SITE), "storage.save": str(target)}
+    settings = load_settings(flags=flags, env={}, use_default_file=False)
+    toolset = open_toolset(settings)
+    driver = toolset.driver
+    assert isinstance(driver, MockDriver)
+    driver.load_storage_state(StorageState.from_json(PLAYWRIGHT))  # as a page's own cookies would be there
+    errors = io.StringIO()
+    save_storage_on_close(toolset, settings, errors)
+    toolset.close()
+    toolset.close()
+    names = [call.method for call in driver.calls]
+    assert names.count("storage_state") == 1 and names.index("storage_state") < names.index("close")
+    assert json.loads(target.read_text()) == PLAYWRIGHT and errors.getvalue() == ""
+
+    nowhere = str(tmp_path / "missing" / "out.json")
+    settings = load_settings(flags={"driver": "mock", "storage.save": nowhere}, env={}, use_default_file=False)
+    toolset = open_toolset(settings)
+    save_storage_on_close(toolset, settings, errors)
+    toolset.close()
+    assert isinstance(toolset.driver, MockDriver)
+    assert errors.getvalue().startswith(f"browser-toolset: the storage state was not saved to {nowhere}: ")
+    assert "Traceback" not in errors.getvalue() and errors.getvalue().count("\n") == 1
+    assert "close" in [call.method for call in toolset.driver.calls], "the browser closes all the same"
+
+
+def test_open_async_toolset_loads_the_configured_state(tmp_path: Path) -> None:
+    flags = {"driver": "mock", "driver_options.site": str(SITE), "storage.load": str(state_file(tmp_path))}
+    settings = load_settings(flags=flags, env={}, use_default_file=False)
+
+    async def loaded() -> StorageState:
+        toolset = await open_async_toolset(settings)
+        try:
+            return toolset.driver.storage_state()
+        finally:
+            await toolset.close()
+
+    assert asyncio.run(loaded()) == StorageState.from_json(PLAYWRIGHT)
+
+
+def test_exec_loads_and_saves_the_state_with_the_flags(
+    monkeypatch: pytest.MonkeyPatch, clean_environment: Path
+) -> None:
+    source, target = state_file(clean_environment), clean_environment / "out.json"
+    navigate = {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "navigate", "input": {"url": "https://shop.test/"},
+         "toolset_name": "browser"},
+    ]}  # fmt: skip
+    argv = ["exec", "--driver", "mock", "--site", str(SITE), "--storage-state", str(source)]
+    status, out, err = command([*argv, "--save-storage-state", str(target)], monkeypatch, json.dumps(navigate) + "\n")
+    assert (status, err) == (0, "") and "Mock Shop" in out
+    assert json.loads(target.read_text()) == PLAYWRIGHT
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+    # encrypted at rest when a key is named
+    monkeypatch.setenv("STATE_KEY", new_key())
+    secret = clean_environment / "secret.json"
+    status, _, err = command(
+        [*argv, "--save-storage-state", str(secret), "--set", "storage.key_env=STATE_KEY"], monkeypatch
+    )
+    assert (status, err) == (0, "") and "ada" not in secret.read_text()
+    assert read_storage_state(secret, "STATE_KEY") == StorageState.from_json(PLAYWRIGHT)
+    # a save that fails says so, and the session's answers stand
+    status, _, err = command(["exec", "--driver", "mock", "--save-storage-state", str(source.parent)], monkeypatch)
+    assert status == 0 and err.startswith(f"browser-toolset: the storage state was not saved to {source.parent}: ")
+    assert "Traceback" not in err
+
+
+def test_run_saves_the_state_when_the_run_ends(monkeypatch: pytest.MonkeyPatch, clean_environment: Path) -> None:
+    from browser_toolset.testing.fake_api import FakeMessagesAPI
+
+    source, target = state_file(clean_environment), clean_environment / "out.json"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
+        monkeypatch.setenv("BROWSER_TOOLSET_LOOP_BASE_URL", api.base_url)
+        argv = ["run", "What do hats cost?", "--driver", "mock", "--site", str(SCRIPTS / "shop_site.json"), "-q",
+                "--max-turns", "9", "--storage-state", str(source), "--save-storage-state", str(target)]  # fmt: skip
+        status, out, err = command(argv, monkeypatch)
+    assert status == 0, err
+    assert out == "Hats cost 12, and the price list is downloaded.\n"
+    assert json.loads(target.read_text()) == PLAYWRIGHT
+
+
+def test_an_mcp_stdio_session_saves_the_state_as_it_closes(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from tests.unit.test_mcp_http import ok
+    from tests.unit.test_mcp_stdio import stdio_client
+
+    source, target = state_file(tmp_path), tmp_path / "out.json"
+
+    async def session() -> None:
+        flags = ("--storage-state", str(source), "--save-storage-state", str(target))
+        async with stdio_client("legacy", *flags) as client:
+            ok(await client.call_tool("navigate", {"url": "https://shop.test/"}))
+            assert not target.exists()  # saved when the session closes, not before
+
+    anyio.run(session)
+    wait_until(target.exists, timeout=30)  # the file is written whole (renamed into place)
     assert json.loads(target.read_text()) == PLAYWRIGHT
