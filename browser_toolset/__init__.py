@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .executor.options import ToolsetOptions
     from .executor.toolset import BrowserToolset
     from .registry import driver_names, load_driver
+    from .safety.secrets import Secret, Secrets
     from .safety.urls import URLPolicy
     from .testing.fake_api import FakeMessagesAPI
 
@@ -65,6 +66,8 @@ _HOMES: dict[str, str] = {
     "load_driver": "registry",
     "BrowserToolset": "executor.toolset",
     "URLPolicy": "safety.urls",
+    "Secret": "safety.secrets",
+    "Secrets": "safety.secrets",
 }
 
 __all__ = [
@@ -87,6 +90,8 @@ __all__ = [
     "NavigationFailed",
     "NotSupported",
     "RunResult",
+    "Secret",
+    "Secrets",
     "StaleRefError",
     "TabGone",
     "TabIndexError",

@@ -19,12 +19,12 @@ Conventions every method follows:
 - Methods act on the tab they are given even when it is not the active one, activating it first where the
   backend needs that, but never change which tab is active except through `activate_tab` and `open_tab`.
 
-Required and optional: every driver implements the methods of `REQUIRED_FEATURES` (tabs, navigation, capture,
-pointer and keyboard input, reads); `OPTIONAL_FEATURES` (console, network, downloads, dialogs, script evaluation,
-file setting, region capture, storage state) a driver may leave out. The required methods are abstract, so neither
-mypy nor Python lets a subclass that lacks one be instantiated, and `BrowserToolset` refuses a driver without them
-(one that does not subclass `Driver`) at construction, listing them. A driver that leaves an optional method out keeps
-the protocol's body, which raises `NotImplementedError` naming it; the members that need it are then reported to Claude
+Required and optional: every driver implements the methods of `REQUIRED_FEATURES` (tabs, navigation, capture, pointer
+and keyboard input, reads); `OPTIONAL_FEATURES` (console, network, downloads, dialogs, script evaluation, file setting,
+region capture, storage state, secrets) a driver may leave out. The required methods are abstract, so neither mypy nor
+Python lets a subclass that lacks one be instantiated, and `BrowserToolset` refuses a driver without them (one that does
+not subclass `Driver`) at construction, listing them. A driver that leaves an optional method out keeps the protocol's
+body, which raises `NotImplementedError` naming it; the members that need it are then reported to Claude
 as unavailable, as the SDK reports members a toolset does not implement. A method a driver has but its backend
 cannot serve at the moment raises `NotSupported` instead. Downloads and dialogs are events (`drain_events`), with no
 method of their own: a driver that cannot observe them reports none.
@@ -149,6 +149,7 @@ OPTIONAL_FEATURES: tuple[Feature, ...] = (
     Feature("file setting", ("set_files",)),
     Feature("region capture", ("capture_region",)),
     Feature("storage state", ("storage_state", "load_storage_state")),
+    Feature("secrets", ("document_url", "secret_boxes")),
 )
 """What a driver may leave out. `capture_region`'s protocol body is a fallback rather than a refusal: it captures the
 whole viewport, which `zoom` then crops."""
@@ -394,6 +395,20 @@ class Driver(Protocol):
         only for origins the URL guard allows; returns the origins it left out for that reason. Called before the
         first call. Optional (`--storage-state`)."""
         raise _unimplemented(self, "load_storage_state")
+
+    # --- secrets ------------------------------------------------------------------------------------------------
+
+    def document_url(self, handle: str, key: str | None = None) -> str:
+        """The URL of the document that holds the element `key` (or the focused element, when `key` is None): a
+        frame's own URL for an element inside a frame, never its parent page's. The executor types a secret only
+        when this document is on the secret's hosts. Optional (secrets: without it they are refused)."""
+        raise _unimplemented(self, "document_url")
+
+    def secret_boxes(self, handle: str, values: Sequence[str]) -> list[Rect]:
+        """The border boxes, in viewport CSS pixels, of every element of the page and its frames whose value or
+        text holds one of `values`, and of every password field: what a capture taken now must paint over.
+        Optional (secrets: without it, captures are refused while secrets are declared)."""
+        raise _unimplemented(self, "secret_boxes")
 
     # --- events ---------------------------------------------------------------------------------------------
 

@@ -87,6 +87,11 @@ def show(
         if option.key not in settings.driver_options:
             default = "(driver default)" if option.default is None else f"(driver default {option.default!r})"
             rows.append((f"# {DRIVER_OPTIONS}.{option.key} = {default}", "default"))
+    for name, declared_secret in settings.secrets.items():
+        where = f"env = {declared_secret.env}" if declared_secret.env else f"file = {declared_secret.file}"
+        hosts = ", ".join(declared_secret.hosts)
+        # where the value comes from and its hosts, never the value: it is read when a session starts
+        rows.append((f"# [secrets.{name}] {where}; hosts = {hosts}", f"file {settings.config_file}"))
     width = min(max(len(text) for text, _ in rows) + 2, 70)
     lines.extend(f"{(text + '  ').ljust(width)}# {source}" for text, source in rows)
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from ..agent.options import DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS, DEFAULT_MODEL
 from ..driver_options import finite_number
 from ..executor.images import HARD_EDGE_MAX, MEDIA_TYPES
 from ..safety.confirm import CATEGORIES, DECISIONS, Category, Decision
+from ..safety.secrets import SecretDeclaration, declarations
 from ..safety.uploads import DEFAULT_MAX_BYTES
 from ..values import parse_viewport
 
@@ -25,8 +26,10 @@ OTHER_ENV_PREFIXES: Final = (
     "BROWSER_TOOLSET_WPT_",
     "BROWSER_TOOLSET_TEST_",
     "BROWSER_TOOLSET_BENCH",
+    "BROWSER_TOOLSET_MCP_",
 )
-"""`BROWSER_TOOLSET_*` variables that belong to the test suite and benchmarks, not to the configuration."""
+"""`BROWSER_TOOLSET_*` variables that belong to the test suite, the benchmarks and the MCP server's own options
+(`browser_toolset.mcp.options`), not to the configuration."""
 OPTIONAL_MEMBERS: Final = ("file_upload", "javascript_exec", "read_console", "read_network")
 BROWSER_NAMES: Final = ("chromium", "chrome", "firefox")
 DEFAULT_DRIVER: Final = "selenium"
@@ -34,6 +37,9 @@ DEFAULT_BROWSERS: Final = ("chromium", "firefox")
 """The browsers a configuration without `browser` (or `remote`) tries, in order (`config.browsers`)."""
 IMAGE_FORMATS: Final = tuple(MEDIA_TYPES)
 DRIVER_OPTIONS: Final = "driver_options"
+SECRETS: Final = "secrets"
+"""`[secrets.NAME]` tables: where each secret's value comes from and its hosts (`browser_toolset.safety.secrets`).
+Not keys of their own: a TOML file declares them, never a variable or flag, and they are never recorded."""
 MASK: Final = "********"
 
 _TRUE = ("true", "1", "yes", "on")
@@ -176,6 +182,10 @@ def _text_mapping(value: Mapping[str, str]) -> dict[str, str]:
     return {str(key): str(item) for key, item in value.items()}
 
 
+def _secret_declarations(value: Mapping[str, object]) -> dict[str, SecretDeclaration]:
+    return declarations(value)
+
+
 # --- the model -------------------------------------------------------------------------------------------------------
 
 _META: Final = "browser_toolset.setting"
@@ -286,10 +296,18 @@ class StorageSettings:
     the variable holding the key (docs/sessions-and-secrets.md)."""
 
     load: str | None = _setting(
-        None, _optional_text, "a file path", "a storage state file to load before the first call (default: none)"
+        None,
+        _optional_text,
+        "a file path",
+        "a storage state file to load before the first call (default: none)",
+        "--storage-state",
     )
     save: str | None = _setting(
-        None, _optional_text, "a file path", "where to save the storage state when the session closes (default: none)"
+        None,
+        _optional_text,
+        "a file path",
+        "where to save the storage state when the session closes (default: none)",
+        "--save-storage-state",
     )
     key_env: str | None = _setting(
         None,
@@ -429,6 +447,7 @@ class Settings:
         "--enable",
     )
     driver_options: Mapping[str, str] = attrs.field(factory=dict, converter=_text_mapping)
+    secrets: Mapping[str, SecretDeclaration] = attrs.field(factory=dict, converter=_secret_declarations)
     images: ImageSettings = attrs.field(factory=ImageSettings)
     urls: URLSettings = attrs.field(factory=URLSettings)
     files: FileSettings = attrs.field(factory=FileSettings)

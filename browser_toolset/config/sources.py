@@ -13,6 +13,7 @@ from typing import Any, cast
 import attrs
 
 from ..driver_options import DriverOption, declared_options
+from ..safety.secrets import SecretDeclaration, SecretsConfigError, declarations
 from .settings import (
     CONFIG_ENV,
     DEFAULT_FILE,
@@ -22,6 +23,7 @@ from .settings import (
     OTHER_ENV_PREFIXES,
     QUIET_SHORTCUTS,
     RANK,
+    SECRETS,
     SECTIONS,
     SHORTCUTS,
     ConfigError,
@@ -79,6 +81,8 @@ def read_file(path: Path) -> Raw:
                     accepted = ", ".join(k for k in known if k.startswith(name + "."))
                     raise ConfigError(f"{path}: unknown key {dotted!r}; the keys of [{name}] are {accepted}")
                 raw[dotted] = (item, where)
+        elif name == SECRETS:
+            raw[SECRETS] = (value, where)
         elif name in known:
             raw[name] = (value, where)
         else:
@@ -187,6 +191,7 @@ def _build(raw: Raw, path: Path | None, check_driver: bool) -> Settings:
     converted: dict[str, Any] = {}
     sources: dict[str, str] = {}
     options_raw: dict[str, tuple[object, str]] = {}
+    secrets = _secrets(raw.pop(SECRETS, None))
     for name, (value, source) in raw.items():
         if name.startswith(DRIVER_OPTIONS + "."):
             options_raw[name.split(".", 1)[1]] = (value, source)
@@ -253,13 +258,32 @@ def _build(raw: Raw, path: Path | None, check_driver: bool) -> Settings:
         }
         sections[section] = cls(**values)
     top = {name: value for name, value in converted.items() if "." not in name}
+    if secrets and "javascript_exec" in top.get("enable", ()):
+        raise ConfigError(
+            f"secrets ({', '.join(secrets)}) cannot be declared while javascript_exec is enabled "
+            f"({_describe_source(sources['enable'])}): a script could read a typed secret in any encoding; remove "
+            "javascript_exec from enable, or the secrets"
+        )
     return Settings(
         **top,
         driver_options={key: text for key, (text, _) in options.items()},
+        secrets=secrets,
         **sections,
         config_file=None if path is None else str(path),
         sources=sources,
     )
+
+
+def _secrets(given: tuple[object, str] | None) -> dict[str, SecretDeclaration]:
+    if given is None:
+        return {}
+    value, source = given
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"[secrets] ({_describe_source(source)}) must hold [secrets.NAME] tables, not {value!r}")
+    try:
+        return declarations(value)
+    except SecretsConfigError as exc:
+        raise ConfigError(f"{exc} ({_describe_source(source)})") from None
 
 
 def _default_driver_hint(sources: Mapping[str, str]) -> str:

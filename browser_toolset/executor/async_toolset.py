@@ -44,6 +44,7 @@ from anthropic.tools.browser import (
 from anthropic.types.beta import BetaBrowserMemberInput, BetaBrowserMemberName, BetaBrowserToolsetConfigsParam
 
 from ..driver import Driver
+from ..safety.secrets import Secrets
 from ..safety.urls import URLPolicy
 from .availability import member_configs, refuse_unavailable, unavailable_members
 from .images import ImageLimits
@@ -126,6 +127,7 @@ class AsyncBrowserToolset(AsyncToolsetBase):
         file_policy: BetaFilePolicy | None = None,
         tool_configs: BetaToolConfigs | None = None,
         annotate_screenshots: bool = False,
+        secrets: Secrets | None = None,
     ) -> None:
         self._open(
             driver,
@@ -140,6 +142,7 @@ class AsyncBrowserToolset(AsyncToolsetBase):
                 file_policy=file_policy,
                 tool_configs=tool_configs,
                 annotate_screenshots=annotate_screenshots,
+                secrets=secrets,
             ),
         )
 

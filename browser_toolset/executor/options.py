@@ -15,9 +15,11 @@ import attrs
 from anthropic.tools.browser import BetaAsyncConfirmCallable, BetaAsyncURLPolicy, BetaFilePolicy, BetaToolConfigs
 from anthropic.types.beta import BetaBrowserToolsetConfigsParam
 
+from ..safety.secrets import Secrets
 from ..safety.urls import URLPolicy
 from .document_store import DocumentResolver
 from .images import ImageLimits
+from .secret_driver import check_secrets_and_configs
 
 __all__ = ["DocumentResolver", "ToolsetOptions"]
 
@@ -35,11 +37,13 @@ def _image_limits(limits: ImageLimits | None) -> ImageLimits:
 class ToolsetOptions:
     """The settings of one toolset. The executor's own: `navigation` (the URL policy for every navigation and, through
     the driver, everything the browser loads; None means the default `URLPolicy`), `image_limits` (None means the
-    default `ImageLimits`), `documents` (the application's document store for `file_upload`'s `document_ids`: an id
-    in, a `Document` or a local path out; see `document_store`), `sleep` (what `wait` and the covered-click retry
-    sleep with) and `annotate_screenshots`. The SDK's own, passed through to its pipeline: `configs`, `confirm`,
-    `url_policy`, `file_policy` and `tool_configs`. `confirm` and `url_policy` are typed as the async toolset takes
-    them (plain or async callables); the SDK refuses an async one on the sync toolset with `ToolsetContractError`."""
+    default `ImageLimits`), `documents` (the application's document store for `file_upload`'s `document_ids`: an id in,
+    a `Document` or a local path out; see `document_store`), `sleep` (what `wait` and the covered-click retry sleep
+    with), `annotate_screenshots` and `secrets` (placeholders `type` and `form_input` fill in on the secret's hosts, and
+    values no output shows; see `browser_toolset.safety.secrets`). The SDK's own, passed through to its pipeline:
+    `configs`, `confirm`, `url_policy`, `file_policy` and `tool_configs`. `confirm` and `url_policy` are typed as the
+    async toolset takes them (plain or async callables); the SDK refuses an async one on the sync toolset with
+    `ToolsetContractError`."""
 
     navigation: URLPolicy = attrs.field(default=None, converter=_url_policy)
     image_limits: ImageLimits = attrs.field(default=None, converter=_image_limits)
@@ -51,6 +55,10 @@ class ToolsetOptions:
     file_policy: BetaFilePolicy | None = None
     tool_configs: BetaToolConfigs | None = None
     annotate_screenshots: bool = False
+    secrets: Secrets | None = None
+
+    def __attrs_post_init__(self) -> None:
+        check_secrets_and_configs(self.secrets, self.configs)
 
     @property
     def wire_configs(self) -> BetaBrowserToolsetConfigsParam | None:

@@ -80,6 +80,7 @@ from ..driver import Driver
 from ..driver_errors import DriverError, ElementGone, NotSupported, TabGone
 from ..frame_notes import frame_around
 from ..safety.sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
+from ..safety.secrets import Secrets
 from ..safety.urls import URLPolicy, address_for_navigation
 from ..values import (
     WHOLE_TREE,
@@ -118,6 +119,7 @@ from .keys import parse_chord, parse_modifiers, parse_sequence
 from .limits import check_input
 from .options import DocumentResolver, ToolsetOptions
 from .sdk_surface import AnySDKToolset, SyncToolsetBase, held_changes, put_back_changes
+from .secret_driver import guard_secrets
 from .tabs import Tab, TabInventory, check_tab_id, named_context
 
 __all__ = ["BrowserToolset", "TabView"]
@@ -227,6 +229,7 @@ class BrowserToolset(SyncToolsetBase):
         file_policy: BetaFilePolicy | None = None,
         tool_configs: BetaToolConfigs | None = None,
         annotate_screenshots: bool = False,
+        secrets: Secrets | None = None,
     ) -> None:
         self._open(
             driver,
@@ -241,6 +244,7 @@ class BrowserToolset(SyncToolsetBase):
                 file_policy=file_policy,
                 tool_configs=tool_configs,
                 annotate_screenshots=annotate_screenshots,
+                secrets=secrets,
             ),
         )
 
@@ -255,6 +259,7 @@ class BrowserToolset(SyncToolsetBase):
     def _open(self, driver: Driver, options: ToolsetOptions) -> None:
         # The options type `confirm` and `url_policy` as the async toolset takes them; the SDK refuses an async one
         # here with ToolsetContractError, so the narrowing is checked where it matters.
+        driver = guard_secrets(driver, options.secrets)
         check_driver(driver)
         configs, self._unavailable = member_configs(options.wire_configs, unavailable_members(driver), driver)
         super().__init__(

@@ -100,9 +100,11 @@ SECRET_NAMES: tuple[str, ...] = (
 """Names whose values are credentials in free text (`password=…`, `"api_key": "…"`), with any prefix
 (`stripe_secret`, `x-auth-token`). Header names are `HEADER_RULES`' business."""
 NAMED_SECRET_RE = re.compile(
-    r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:" + "|".join(SECRET_NAMES) + r"))"
-    r"([\"']?\s{0,5}[=:]\s{0,5}[\"']?)(?!REDACTED(?![A-Za-z0-9]))([^\s\"'&,;}<>\]\[]{4,4096})"
+    r"(?i)(?<![A-Za-z0-9])(?<!\{\{)((?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:" + "|".join(SECRET_NAMES) + r"))"
+    r"([\"']?\s{0,5}[=:]\s{0,5}[\"']?)(?!REDACTED(?![A-Za-z0-9]))(?!\{\{secret:)([^\s\"'&,;}<>\]\[]{4,4096})"
 )
+"""A declared secret's placeholder (`{{secret:NAME}}`, `browser_toolset.safety.secrets`) is neither a name nor a
+value here: it already stands for the value, and stays readable."""
 
 SECRET_PARAM_NAMES: tuple[str, ...] = (
     r"token",

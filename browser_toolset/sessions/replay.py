@@ -422,6 +422,7 @@ def replay_command(
     """`browser-toolset replay`: replay the session in `session_dir` with its recorded settings, `config_file` and
     `flags` (as `replay_settings` combines them), print each call's comparison, and exit as the module says."""
     from ..config import ConfigError, with_default_browser
+    from ..safety.secrets import missing_secrets
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
@@ -437,6 +438,14 @@ def replay_command(
         settings = with_default_browser(replay_settings(session, config_file, flags))
     except ConfigError as exc:
         print(f"browser-toolset replay: {exc}", file=err)
+        return 2
+    missing = missing_secrets((call.input for call in session.calls), settings.secrets)
+    if missing:
+        print(
+            f"browser-toolset replay: the session types the secret(s) {', '.join(missing)}, which the configuration "
+            "does not declare: add [secrets.NAME] (env or file, and hosts) to the file given with --config",
+            file=err,
+        )
         return 2
     recorded_on = recorded_renderer(session)
     replayed_on = _renderer(settings.driver, settings.driver_options)

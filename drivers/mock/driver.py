@@ -49,6 +49,7 @@ from .paint import _render
 from .reading import _page_text, _snapshot
 from .recording import Call, _recorded
 from .script import _evaluate, _js_text
+from .secret_reads import _document_url, _secret_boxes
 from .site import Site
 
 DEFAULT_VIEWPORT = Size(1280, 800)
@@ -425,6 +426,16 @@ class MockDriver(Driver):
         return refused
 
     # --- events --------------------------------------------------------------------------------------------------
+
+    @_recorded
+    def document_url(self, handle: str, key: str | None = None) -> str:
+        doc = self._browser.tab(handle).doc
+        element = self._browser.element(handle, key)[1] if key is not None else doc.focused
+        return _document_url(doc, element)
+
+    def secret_boxes(self, handle: str, values: Sequence[str]) -> list[Rect]:
+        doc = self._browser.tab(handle).doc
+        return _secret_boxes(doc, self._browser.layout(doc), values)
 
     @_recorded
     def drain_events(self) -> list[DriverEvent]:

@@ -179,6 +179,21 @@ def test_a_bad_value_in_the_environment() -> None:
     assert load(env=suite).driver == "selenium"
 
 
+def test_the_mcp_servers_variables_are_not_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`BROWSER_TOOLSET_MCP_*` belong to the MCP server (`mcp.options`): exported for it, they do not stop the other
+    commands, nor a misspelt setting from being refused beside them."""
+    server = {"BROWSER_TOOLSET_MCP_TOKEN": "t", "BROWSER_TOOLSET_MCP_MAX_SESSIONS": "8"}
+    assert load(env=server) == load(env={})
+    assert "BROWSER_TOOLSET_MCPX is not a browser-toolset setting" in refusal(env={"BROWSER_TOOLSET_MCPX": "1"})
+    for name, value in server.items():
+        monkeypatch.setenv(name, value)
+    status, out, err = cli(["config", "show", "--driver", "mock"], monkeypatch)
+    assert status == 0 and 'driver = "mock"' in out, err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    status, out, err = cli(["exec", "--driver", "mock"], monkeypatch)
+    assert (status, out, err) == (0, "", "")
+
+
 def test_a_bad_flag() -> None:
     assert refusal(flags=[("images.quality", "0", "--set")]) == (
         "images.quality = '0' (from flag --set) is not valid: expected a whole number between 1 and 100; got '0'; "
