@@ -1,22 +1,27 @@
-"""Shared fixtures: `server` serves `tests/pages/` on 127.0.0.1 for the whole session, `grid` is a Selenium Grid
-standalone started on first use (skipped, saying why, without the jar), and `walker_browser` is the one headless
-Chromium the walker tests share."""
+"""The suite's lanes and shared fixtures.
+
+Lanes, by folder: `tests/unit/` never touches a browser (collection fails if one of its tests is marked for one
+or asks for a browser fixture), every test under `tests/browser/` is marked `browser` (and `firefox` / `grid`
+where its parameters name them), and `tests/conformance/` runs each test per driver, the real ones marked on
+their parameters. The browsers are session-wide fixtures, so under pytest-xdist (`scripts/test` runs two
+workers) each worker starts each kind at most once.
+
+Fixtures: `server` serves `tests/pages/` on 127.0.0.1 for the whole session, `grid` is a Selenium Grid standalone
+started on first use (skipped, saying why, without the jar), and `uploads` is the member suites' upload folder.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import settings
 
-from tests.support.browser_suite import BrowserSession, member_session
+from browser_toolset.testing.plugin import unavailable
 from tests.support.grid import grid_jar, standalone_grid
-from tests.support.needs import unavailable
 from tests.support.server import PageServer
-from tests.support.walker import WalkerBrowser, chromium
 
 # Property tests: `fast` (the default, and what CI runs) keeps the suite quick; `HYPOTHESIS_PROFILE=thorough` runs
 # twenty times as many examples when a change touches the tree format, the finder or tab and ref bookkeeping.
@@ -24,12 +29,75 @@ settings.register_profile("fast", max_examples=60, deadline=None)
 settings.register_profile("thorough", max_examples=1200, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
+TESTS = Path(__file__).resolve().parent
+UNIT, BROWSER = TESTS / "unit", TESTS / "browser"
+BROWSER_MARKERS = ("browser", "firefox", "grid")
+BROWSER_FIXTURES = frozenset(
+    {"chromium_driver", "firefox_driver", "chromium_toolset", "firefox_toolset", "walker_browser", "grid"}
+)
+"""The fixtures that start a browser (or the Grid): no unit test may ask for one."""
 
-def _offline_resolver(host: str) -> list[str]:
-    """Names resolve only as the hosts file's loopback entries would: the suite never asks a DNS server."""
-    if host == "localhost" or host.endswith(".localhost"):
-        return ["127.0.0.1"]
-    raise OSError(f"{host}: name resolution is off in the test suite")
+MOVING_TO_THE_BROWSER_LANE = frozenset(
+    {
+        "tests/unit/test_loop.py::test_a_session_on_a_headless_browser",
+        "tests/unit/test_demo.py::test_the_demo_on_a_headless_browser",
+    }
+)
+"""Browser tests still in tests/unit/ until they move to tests/browser/; nothing may be added here."""
+
+
+def _words(item: pytest.Item) -> set[str]:
+    """The words of the test's parameter ids and the fixtures it asks for (`grid-firefox` gives grid, firefox)."""
+    callspec = getattr(item, "callspec", None)
+    ids = callspec.id.replace("_", "-").split("-") if callspec is not None else []
+    fixtures = [name.removesuffix("_driver").removesuffix("_toolset") for name in getattr(item, "fixturenames", ())]
+    return {*ids, *fixtures}
+
+
+def _unit_lane_offence(item: pytest.Item) -> str | None:
+    marks = sorted({mark.name for mark in item.iter_markers() if mark.name in BROWSER_MARKERS})
+    fixtures = sorted(BROWSER_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+    if not marks and not fixtures:
+        return None
+    what = [f"marked {', '.join(marks)}"] if marks else []
+    what += [f"asks for {', '.join(fixtures)}"] if fixtures else []
+    return f"{item.nodeid} ({'; '.join(what)})"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A file of tests/unit/ with a test that needs a browser fails to collect, naming the test: a collection error
+    (rather than a usage error) so that pytest-xdist's workers report it too."""
+    report = yield
+    if report.passed and Path(str(collector.path)).resolve().is_relative_to(UNIT):
+        offences = [
+            offence
+            for item in report.result
+            if isinstance(item, pytest.Item) and item.nodeid.split("[")[0] not in MOVING_TO_THE_BROWSER_LANE
+            if (offence := _unit_lane_offence(item))
+        ]
+        if offences:
+            listing = "\n  ".join(offences)
+            report.outcome = "failed"
+            report.longrepr = (
+                f"tests/unit/ is the lane without browsers, but {len(offences)} test(s) here need one:\n  {listing}\n"
+                "Move them to tests/browser/ (a file of their own, or the browser file on the same subject)."
+            )
+            report.result = []
+    return report
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.path)).resolve().is_relative_to(BROWSER):
+            item.add_marker(pytest.mark.browser)
+            words = _words(item)
+            if "firefox" in words:
+                item.add_marker(pytest.mark.firefox)
+            if "grid" in words:
+                item.add_marker(pytest.mark.grid)
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +107,13 @@ def _offline_dns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(urls, "SYSTEM_RESOLVER", _offline_resolver)
 
 
+def _offline_resolver(host: str) -> list[str]:
+    """Names resolve only as the hosts file's loopback entries would: the suite never asks a DNS server."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return ["127.0.0.1"]
+    raise OSError(f"{host}: name resolution is off in the test suite")
+
+
 @pytest.fixture
 def uploads(tmp_path: Path) -> Path:
     """The one folder `file_upload` may read in the member suites, holding one small file."""
@@ -46,18 +121,6 @@ def uploads(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "a.txt").write_text("hello")
     return folder
-
-
-@pytest.fixture
-def session(driver: Any, server: PageServer, uploads: Path) -> BrowserSession:
-    """The member suites' session on the module's `driver` (a module that runs no member suite defines its own)."""
-    return member_session(driver, server, uploads)
-
-
-@pytest.fixture(scope="session")
-def walker_browser() -> Iterator[WalkerBrowser]:
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="session")

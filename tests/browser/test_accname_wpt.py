@@ -17,9 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.support.needs import unavailable
+from browser_toolset.testing.plugin import unavailable
 from tests.support.server import serve
 from tests.support.walker import WalkerBrowser
 
@@ -47,7 +45,6 @@ def _find(results: list[dict[str, Any]], case: dict[str, Any]) -> dict[str, Any]
     return results[nth] if nth < len(results) else None
 
 
-@pytest.mark.browser
 def test_accname_wpt(walker_browser: WalkerBrowser) -> None:
     cases_file = CORPUS / "cases.json"
     if not cases_file.is_file():

