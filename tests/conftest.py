@@ -37,14 +37,6 @@ BROWSER_FIXTURES = frozenset(
 )
 """The fixtures that start a browser (or the Grid): no unit test may ask for one."""
 
-MOVING_TO_THE_BROWSER_LANE = frozenset(
-    {
-        "tests/unit/test_loop.py::test_a_session_on_a_headless_browser",
-        "tests/unit/test_demo.py::test_the_demo_on_a_headless_browser",
-    }
-)
-"""Browser tests still in tests/unit/ until they move to tests/browser/; nothing may be added here."""
-
 
 def _words(item: pytest.Item) -> set[str]:
     """The words of the test's parameter ids and the fixtures it asks for (`grid-firefox` gives grid, firefox)."""
@@ -73,10 +65,7 @@ def pytest_make_collect_report(
     report = yield
     if report.passed and Path(str(collector.path)).resolve().is_relative_to(UNIT):
         offences = [
-            offence
-            for item in report.result
-            if isinstance(item, pytest.Item) and item.nodeid.split("[")[0] not in MOVING_TO_THE_BROWSER_LANE
-            if (offence := _unit_lane_offence(item))
+            offence for item in report.result if isinstance(item, pytest.Item) if (offence := _unit_lane_offence(item))
         ]
         if offences:
             listing = "\n  ".join(offences)

@@ -8,6 +8,10 @@ So this module owns the socket: one reader thread resolves replies the moment th
 thread runs event handlers in the order the browser sent the events. Handlers may send commands (their replies
 are resolved by the reader, not the dispatcher) but should not wait on anything slow: every later event queues
 behind them.
+
+Whoever knows more than the browser says about a failure can add it: an `Explainer` sees each command as it is
+sent and may return a function that rewrites the `BidiError` its error reply becomes. The egress proxy uses this
+to say why a navigation it carried failed (Chromium reports every refused proxy tunnel the same way).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from typing import Any, Protocol
 
 import websocket
 
-__all__ = ["JSON", "BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Handler", "Listener"]
+from .interrupts import interrupts_deferred
+
+__all__ = ["JSON", "BidiClosed", "BidiConnection", "BidiError", "BidiTimeout", "Explainer", "Handler", "Listener"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +70,10 @@ class BidiClosed(BidiError):
         super().__init__(method, "closed", "the BiDi connection is closed")
 
 
+Explainer = Callable[[str, Mapping[str, Any]], Callable[[BidiError], BidiError] | None]
+"""Called with each command's method and params as it is sent; may return what rewrites the command's error."""
+
+
 class _Pending:
     """One command awaiting its reply; `reply` is set by the reader thread just before `done`."""
 
@@ -78,9 +88,12 @@ class _Pending:
 class BidiConnection:
     """A BiDi session's websocket. Thread-safe: any thread may send commands."""
 
-    def __init__(self, url: str, *, timeout: float = 30.0, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self, url: str, *, timeout: float = 30.0, connect_timeout: float = 10.0, explain: Explainer | None = None
+    ) -> None:
         self.url = url
         self.timeout = timeout
+        self._explain = explain
         # ChromeDriver refuses websocket upgrades that carry an Origin header (DNS-rebinding protection).
         # websocket-client checks the UTF-8 of every text frame in pure Python, one function call per byte: ~0.7 s
         # for a 1.5 MB message, most of what a big snapshot cost. Decoding the message (strict UTF-8) checks it
@@ -122,6 +135,7 @@ class BidiConnection:
         `abandon` is polled while waiting: when it returns an error code, the wait ends with that `BidiError`.
         Browsers may never answer a command about a context that goes away under it (a script that closes its
         own tab), and waiting out the whole timeout for that helps nobody."""
+        explained = self._explainer(method, params)
         pending = self._send(method, params, track=True)
         assert pending is not None
         deadline = self.timeout if timeout is None else timeout
@@ -141,9 +155,30 @@ class BidiConnection:
         if reply is None:
             raise BidiClosed(method)
         if reply.get("type") == "error" or "error" in reply:
-            raise BidiError(method, str(reply.get("error", "error")), str(reply.get("message", "")))
+            error = BidiError(method, str(reply.get("error", "error")), str(reply.get("message", "")))
+            raise explained(error) if explained is not None else error
         result = reply.get("result")
         return result if isinstance(result, dict) else {}
+
+    def _explainer(self, method: str, params: Mapping[str, Any] | None) -> Callable[[BidiError], BidiError] | None:
+        if self._explain is None:
+            return None
+        try:
+            rewrite = self._explain(method, params or {})
+        except Exception:  # an explanation is a nicety: the command goes on without one
+            log.exception("explaining %s failed", method)
+            return None
+        if rewrite is None:
+            return None
+
+        def explained(error: BidiError) -> BidiError:
+            try:
+                return rewrite(error)
+            except Exception:
+                log.exception("explaining the failure of %s failed", method)
+                return error
+
+        return explained
 
     def send(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         """Send `method` without waiting for the reply (an error reply is only logged). For event handlers that
@@ -192,15 +227,17 @@ class BidiConnection:
     # --- lifecycle ------------------------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the socket and stop both threads. Safe to call twice."""
-        self._shutdown()
-        try:
-            self._ws.close(timeout=1)
-        except Exception:  # the socket may already be gone; closing is best effort
-            log.debug("closing the BiDi socket failed", exc_info=True)
-        if threading.current_thread() not in (self._reader, self._dispatcher):
-            self._reader.join(timeout=2)
-            self._dispatcher.join(timeout=2)
+        """Close the socket and stop both threads. Safe to call twice. Ctrl-C meanwhile is raised once both
+        threads are stopped, never between the two."""
+        with interrupts_deferred():
+            self._shutdown()
+            try:
+                self._ws.close(timeout=1)
+            except Exception:  # the socket may already be gone; closing is best effort
+                log.debug("closing the BiDi socket failed", exc_info=True)
+            if threading.current_thread() not in (self._reader, self._dispatcher):
+                self._reader.join(timeout=2)
+                self._dispatcher.join(timeout=2)
 
     def _shutdown(self) -> None:
         if self._closed.is_set():

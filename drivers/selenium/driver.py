@@ -316,6 +316,12 @@ class SeleniumDriver(Driver):
         send = None if self._remote_files is None else self._remote_files.send
         self._elements.set_files(handle, key, paths, send)
 
+    def document_url(self, handle: str, key: str | None = None) -> str:
+        return self._elements.document_url(handle, key)
+
+    def secret_boxes(self, handle: str, values: Sequence[str]) -> list[Rect]:
+        return self._elements.secret_boxes(handle, values)
+
     # --- page content, diagnostics, scripting ---------------------------------------------------------------------
 
     def page_text(self, handle: str) -> str:

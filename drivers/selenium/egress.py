@@ -12,10 +12,16 @@ opens a connection:
 
 and then connects to the very address it checked, so a DNS answer that changes between the check and the
 connection (DNS rebinding) cannot slip through. A refused request or tunnel is answered `403 Forbidden` with the
-reason. A session behind this proxy holds no request in a BiDi intercept (Chromium can wedge when a held
-navigation request meets a page's load event, see `SeleniumDriver._start`): the proxy is what refuses, and the
-BiDi guard, watching the same requests, gives Claude the precise message. Connections to the proxy itself are
-always refused.
+reason. A destination that cannot be reached gets no page standing in for the site: a plain-HTTP request gets no
+answer, and a tunnel a status telling what happened (404 for a name that does not resolve, 503 for a refused
+connection, 504 for one that timed out, 502 otherwise; Firefox reports these as such, Chromium reports any refused
+tunnel as `ERR_TUNNEL_CONNECTION_FAILED`). Either way the proxy keeps what it met (`failures`), and `explain`
+puts it into the error of the navigation it failed, so an unknown name, a refused connection and a policy
+refusal each read as what they are.
+
+A session behind this proxy holds no request in a BiDi intercept (Chromium can wedge when a held navigation
+request meets a page's load event, see `SeleniumDriver._start`): the proxy is what refuses, and the BiDi guard,
+watching the same requests, gives Claude the precise message. Connections to the proxy itself are always refused.
 
 Why a small threaded proxy on the standard library rather than a library: the filter must run in this process with
 the live policy object (the executor installs it after launch and may replace it), and must connect to the address
@@ -37,21 +43,35 @@ import select
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
 import attrs
 from ada_url import URL
 
+from browser_toolset.safety import urls
 from browser_toolset.safety.urls import URLPolicy, address_rule, parse_url
 
-__all__ = ["EgressDecision", "EgressPolicy", "EgressProxy"]
+from .connection import BidiError
+
+__all__ = ["EgressDecision", "EgressFailure", "EgressPolicy", "EgressProxy", "FailureKind"]
 
 log = logging.getLogger(__name__)
 
 HEAD_MAX = 64 * 1024
 RELAY_CHUNK = 64 * 1024
 _HOP_BY_HOP = frozenset({"connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate"})
+
+
+FailureKind = Literal["policy", "unresolved", "refused", "timeout", "unreachable"]
+"""Why the proxy did not connect: the URL policy refused, the name does not resolve, or the destination refused
+the connection, did not answer in time, or could not be reached."""
+
+_TUNNEL_STATUS: dict[FailureKind, int] = {"policy": 403, "unresolved": 404, "refused": 503, "timeout": 504}
+"""The answer to a CONNECT that failed, by why (502 for the rest): what Firefox (and Squid) read these as."""
+
+_MARKERS: dict[FailureKind, str] = {"policy": "refused", "refused": "connection-refused"}
+"""The `X-Browser-Toolset-Egress` header of the proxy's own answers, by why (the kind itself for the rest)."""
 
 
 @attrs.frozen
@@ -61,13 +81,39 @@ class EgressDecision:
     allowed: bool
     reason: str = ""
     address: tuple[str, int] | None = None
+    kind: FailureKind = "policy"
+
+
+@attrs.frozen
+class EgressFailure:
+    """A connection the proxy did not make: where to, why (`kind`, and `reason` in words), and when (`seq`, counting
+    up from 1 across the proxy's failures)."""
+
+    seq: int
+    host: str
+    port: int
+    kind: FailureKind
+    reason: str
+
+    def sentence(self) -> str:
+        """What Claude reads about it."""
+        if self.kind == "policy":
+            return f"the egress proxy refused the connection to {self.host}: {self.reason}"
+        if self.kind == "unresolved":
+            return f"{self.host} does not resolve: no such host is known here (check the address for a typo)"
+        if self.kind == "refused":
+            return f"{self.host} refused the connection on port {self.port}: nothing listens there"
+        if self.kind == "timeout":
+            return f"{self.host} did not answer on port {self.port} in time"
+        return f"{self.host} cannot be reached on port {self.port}: {self.reason}"
 
 
 def _resolve(host: str, port: int) -> list[str]:
-    infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
+    """The addresses of `host`, from the resolver URL policies use (`urls.SYSTEM_RESOLVER`, looked up at each call:
+    a cached lookup with a timeout, which a test suite replaces to resolve nothing)."""
     seen: list[str] = []
-    for info in infos:
-        address = str(info[4][0]).partition("%")[0]
+    for text in urls.SYSTEM_RESOLVER(host):
+        address = str(text).partition("%")[0]
         if address not in seen:
             seen.append(address)
     return seen
@@ -113,7 +159,9 @@ class EgressPolicy:
     @classmethod
     def from_url_policy(cls, policy: URLPolicy) -> EgressPolicy:
         unresolved = attrs.evolve(policy, resolve_names=False)
-        return cls(host_refusal=unresolved.refusal, check_addresses=not policy.allow_private)
+        own = policy.resolver
+        resolver: Callable[[str, int], Sequence[str]] = _resolve if own is None else (lambda host, port: own(host))
+        return cls(host_refusal=unresolved.refusal, check_addresses=not policy.allow_private, resolver=resolver)
 
     def decide(self, url: str, host: str, port: int, *, own: tuple[str, int] | None = None) -> EgressDecision:
         """Judge `url` (whose host is `host`, connected on `port`) and pick the checked address to connect to."""
@@ -131,9 +179,9 @@ class EgressPolicy:
             try:
                 addresses = list(self.resolver(bare, port))
             except (OSError, UnicodeError, ValueError):
-                return EgressDecision(False, f"{bare} does not resolve")
+                return EgressDecision(False, f"{bare} does not resolve", kind="unresolved")
         if not addresses:
-            return EgressDecision(False, f"{bare} does not resolve")
+            return EgressDecision(False, f"{bare} does not resolve", kind="unresolved")
         for text in addresses:
             address = ipaddress.ip_address(text)
             if own is not None and port == own[1] and (address.is_loopback or address.is_unspecified):
@@ -156,7 +204,10 @@ class EgressProxy:
         self.allowed = 0
         self.refused = 0
         self.refusals: deque[tuple[str, str]] = deque(maxlen=200)
-        """The last refusals, as (host:port, reason)."""
+        """The last refusals by the policy, as (host:port, reason)."""
+        self.failures: deque[EgressFailure] = deque(maxlen=200)
+        """The last connections not made, for any reason (policy refusals included)."""
+        self._failed = 0
         self._lock = threading.Lock()
         self._sockets: set[socket.socket] = set()
         self._listener: socket.socket | None = None
@@ -195,8 +246,12 @@ class EgressProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            self._track(client)
-            threading.Thread(target=self._serve, args=(client,), name="egress-conn", daemon=True).start()
+            try:
+                self._track(client)
+                threading.Thread(target=self._serve, args=(client,), name="egress-conn", daemon=True).start()
+            except (OSError, RuntimeError):  # stopped meanwhile, or the interpreter is exiting: no thread to start
+                self._forget(client)
+                return
 
     def _track(self, sock: socket.socket) -> None:
         with self._lock:
@@ -243,29 +298,79 @@ class EgressProxy:
         finally:
             self._forget(client, upstream)
 
-    def _check(self, client: socket.socket, url: str, host: str, port: int) -> socket.socket | None:
-        """Judge the destination; on refusal answer 403 and return None, else the connected upstream socket."""
+    def _check(self, client: socket.socket, url: str, host: str, port: int, *, tunnel: bool) -> socket.socket | None:
+        """Judge the destination and connect to it: the connected upstream socket, or None once the failure is
+        recorded and answered (see the module docstring)."""
         decision = self.policy.decide(url, host, port, own=("127.0.0.1", self.port))
         where = f"{host}:{port}"
         if not decision.allowed or decision.address is None:
-            with self._lock:
-                self.refused += 1
-                self.refusals.append((where, decision.reason))
             log.info("egress refused %s: %s", where, decision.reason)
-            _answer(client, 403, f"egress refused: {decision.reason}")
+            if decision.kind == "policy":
+                with self._lock:
+                    self.refused += 1
+                    self.refusals.append((where, decision.reason))
+            self._fail(client, host, port, decision.kind, decision.reason, tunnel=tunnel)
             return None
         try:
             upstream = socket.create_connection(decision.address, timeout=self.connect_timeout)
         except OSError as exc:
-            # No answer at all: the browser then reports a failed navigation (ERR_EMPTY_RESPONSE, a failed tunnel)
-            # as it would without the proxy, rather than showing a proxy's 502 page as if the site had answered.
             log.info("egress could not connect to %s: %s", where, exc)
+            kind: FailureKind = "unreachable"
+            if isinstance(exc, ConnectionRefusedError):
+                kind = "refused"
+            elif isinstance(exc, TimeoutError):
+                kind = "timeout"
+            self._fail(client, host, port, kind, exc.strerror or str(exc), tunnel=tunnel)
             return None
         with self._lock:
             self.allowed += 1
         self._track(upstream)
         upstream.settimeout(self.idle_timeout)
         return upstream
+
+    def _fail(
+        self, client: socket.socket, host: str, port: int, kind: FailureKind, reason: str, *, tunnel: bool
+    ) -> None:
+        """Record a connection not made, then answer it: a policy refusal `403` with the reason; any other failure
+        a tunnel's status saying what happened, and a plain request nothing (a page from the proxy would read as the
+        site's answer). Recorded first: the browser's error for it may come back at once."""
+        bare = host.strip("[]")
+        with self._lock:
+            self._failed += 1
+            self.failures.append(EgressFailure(self._failed, bare, port, kind, reason))
+        if kind == "policy":
+            _answer(client, 403, f"egress refused: {reason}")
+        elif tunnel:
+            status = _TUNNEL_STATUS.get(kind, 502)
+            _answer(client, status, f"egress: {bare}:{port}: {reason}", marker=_MARKERS.get(kind, kind))
+
+    def explain(self, method: str, params: Mapping[str, Any]) -> Callable[[BidiError], BidiError] | None:
+        """For `connection.BidiConnection`: a navigation that fails after the proxy failed to connect to its host
+        says why the proxy did not (the browser's own error is a failed tunnel or an empty response). Failing that,
+        the last failure since the navigation began, which is where a redirect led (each sentence names its
+        host)."""
+        if method != "browsingContext.navigate":
+            return None
+        try:
+            parsed = parse_url(str(params.get("url", "")))
+        except ValueError:
+            return None
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            return None
+        host = parsed.host.strip("[]")
+        port = int(URL(parsed.href).port or (443 if parsed.scheme == "https" else 80))
+        with self._lock:
+            since = self._failed
+
+        def rewrite(error: BidiError) -> BidiError:
+            with self._lock:
+                met = [failure for failure in self.failures if failure.seq > since]
+            if not met:
+                return error
+            here = [failure for failure in met if (failure.host, failure.port) == (host, port)]
+            return BidiError(error.method, error.error, (here or met)[-1].sentence())
+
+        return rewrite
 
     def _connect_tunnel(self, client: socket.socket, target: str) -> socket.socket | None:
         host, _, port_text = target.rpartition(":")
@@ -278,7 +383,7 @@ class EgressProxy:
         except ValueError:
             _answer(client, 400, "malformed CONNECT host")
             return None
-        return self._check(client, parsed.href, parsed.host, port)
+        return self._check(client, parsed.href, parsed.host, port, tunnel=True)
 
     def _forward_request(
         self, client: socket.socket, method: str, target: str, version: str, header_text: bytes
@@ -293,7 +398,7 @@ class EgressProxy:
             return None, b"", False
         url = URL(parsed.href)
         port = int(url.port) if url.port else 80
-        upstream = self._check(client, parsed.href, parsed.host, port)
+        upstream = self._check(client, parsed.href, parsed.host, port, tunnel=False)
         if upstream is None:
             return None, b"", False
         path = (url.pathname or "/") + (url.search or "")
@@ -356,12 +461,23 @@ def _read_head(sock: socket.socket) -> tuple[bytes | None, bytes]:
     return head, rest
 
 
-def _answer(sock: socket.socket, status: int, text: str) -> None:
-    phrase = {400: "Bad Request", 403: "Forbidden", 431: "Request Header Fields Too Large", 502: "Bad Gateway"}
+_PHRASES = {
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    431: "Request Header Fields Too Large",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+
+
+def _answer(sock: socket.socket, status: int, text: str, *, marker: str = "refused") -> None:
+    """An answer of the proxy's own: `X-Browser-Toolset-Egress` says why (`_MARKERS`), the body in words."""
     body = (text + "\n").encode("utf-8", "replace")
     head = (
-        f"HTTP/1.1 {status} {phrase.get(status, 'Error')}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\nX-Browser-Toolset-Egress: refused\r\n\r\n"
+        f"HTTP/1.1 {status} {_PHRASES.get(status, 'Error')}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\nX-Browser-Toolset-Egress: {marker}\r\n\r\n"
     )
     with contextlib.suppress(OSError):
         sock.sendall(head.encode("latin-1") + body)

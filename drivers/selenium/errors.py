@@ -6,10 +6,15 @@ commands inside `bidi_errors(what)`, which says what could not be done in the sa
 `the browser could not <what>: <reason>`, or `the browser did not <what> within <n> seconds` when the browser never
 answered. Code that must react to a particular failure (retry after a concurrent navigation, fall back from a stale
 realm) catches `BidiError` for that decision only and re-raises the rest, leaving the message to this module.
+
+A failed load names its network error in each browser's own code (`net::ERR_NAME_NOT_RESOLVED`,
+`NS_ERROR_UNKNOWN_HOST`): those that tell a typo from a refusal from a network that is down are said in words,
+the code kept in brackets.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 
@@ -37,6 +42,30 @@ _EXPLAINED: dict[str, str] = {
 }
 """Error codes whose own message would not help Claude decide what to do next."""
 
+_UNRESOLVED = "its host name does not resolve: no such host is known here (check the address for a typo)"
+_REFUSED = "the server refused the connection: nothing listens at that address and port"
+_TIMED_OUT = "the server did not answer in time"
+_UNREACHABLE = "the address cannot be reached from this machine"
+_NET_ERRORS: dict[str, str] = {
+    "net::ERR_NAME_NOT_RESOLVED": _UNRESOLVED,
+    "net::ERR_NAME_RESOLUTION_FAILED": _UNRESOLVED,
+    "NS_ERROR_UNKNOWN_HOST": _UNRESOLVED,
+    "net::ERR_CONNECTION_REFUSED": _REFUSED,
+    "NS_ERROR_CONNECTION_REFUSED": _REFUSED,
+    "net::ERR_CONNECTION_TIMED_OUT": _TIMED_OUT,
+    "net::ERR_TIMED_OUT": _TIMED_OUT,
+    "NS_ERROR_NET_TIMEOUT": _TIMED_OUT,
+    "NS_ERROR_PROXY_GATEWAY_TIMEOUT": _TIMED_OUT,
+    "net::ERR_ADDRESS_UNREACHABLE": _UNREACHABLE,
+    "net::ERR_INTERNET_DISCONNECTED": "this machine is offline",
+    "NS_ERROR_OFFLINE": "this machine is offline",
+    "NS_ERROR_PROXY_FORBIDDEN": "the egress proxy refused the connection: the session's URL policy does not allow it",
+    "net::ERR_TUNNEL_CONNECTION_FAILED": "the egress proxy could not open a connection to the site",
+}
+"""Network error codes of Chromium (`net::`) and Firefox (`NS_`), in words."""
+
+_NET_CODE = re.compile(r"\b(net::ERR_[A-Z_]+|NS_ERROR_[A-Z_]+)\b")
+
 
 class ContextGone(BidiError):
     """A command about a tab failed because the tab closed: the error code said so and the browser's events confirmed
@@ -49,7 +78,13 @@ class ContextGone(BidiError):
 
 def reason(exc: BidiError) -> str:
     """What went wrong, in the browser's words unless ours say it better."""
-    return _EXPLAINED.get(exc.error) or exc.message or exc.error
+    explained = _EXPLAINED.get(exc.error)
+    if explained:
+        return explained
+    code = _NET_CODE.search(exc.message or "")
+    if code is not None and code.group(1) in _NET_ERRORS:
+        return f"{_NET_ERRORS[code.group(1)]} [{code.group(1)}]"
+    return exc.message or exc.error
 
 
 def context_lost(exc: BidiError) -> bool:

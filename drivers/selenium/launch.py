@@ -300,28 +300,28 @@ def launch(config: SeleniumConfig) -> LaunchedSession:
     lookups: tuple[BinaryLookup, ...] = ()
     if not config.remote_url:
         lookups = (_checked(browser_lookup(config)), _checked(driver_lookup(config)))
-    failed = LaunchedSession(_NoSession(), "", "", ())
+    session = LaunchedSession(_NoSession(), "", "", ())  # filled in as things come to exist
     service: Any = None
     try:
         with interrupts_deferred():
-            download_dir, profile_dir, scratch_dir = _folders(config, failed)
+            download_dir, profile_dir, scratch_dir = _folders(config, session)
             if config.egress and not config.remote_url:
-                failed.proxy = EgressProxy()
-                failed.proxy.start()
+                session.proxy = EgressProxy()
+                session.proxy.start()
             install_cleanup_handlers()
             marker = f"{SESSION_ENV}={scratch_dir}".encode() if scratch_dir else None
-            failed.marker = marker
+            session.marker = marker
             if not config.remote_url:
                 service = _service(config, lookups[1].found, scratch_dir)
-        proxy_port = failed.proxy.port if failed.proxy else None
+        proxy_port = session.proxy.port if session.proxy else None
         options = _options(config, None if config.remote_url else lookups[0].found, profile_dir, proxy_port)
         if config.remote_url:
             driver = _start_remote(config, options)
         else:
             driver = _start_local(config, options, service, lookups)
         with interrupts_deferred():
-            failed.webdriver = driver
-            failed.processes = _processes(service, marker, failed.temp_dirs)
+            session.webdriver = driver
+            session.processes = _processes(service, marker, session.temp_dirs)
         url = driver.caps.get("webSocketUrl")
         if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
             raise DriverError(
@@ -330,11 +330,11 @@ def launch(config: SeleniumConfig) -> LaunchedSession:
             )
     except BaseException:
         with interrupts_deferred():
-            if failed.processes is None:
-                failed.processes = _processes(service, failed.marker, failed.temp_dirs, reaper=False)
-            failed.shutdown()
+            if session.processes is None:
+                session.processes = _processes(service, session.marker, session.temp_dirs, reaper=False)
+            session.shutdown()
         raise
-    return failed.started(url, download_dir)
+    return session.started(url, download_dir)
 
 
 def _folders(config: SeleniumConfig, session: LaunchedSession) -> tuple[str, str | None, str | None]:

@@ -1,6 +1,6 @@
-"""The reaper of a local browser session, and the /proc readings it shares with `launch.SessionProcesses`.
+"""The reaper of a local browser session, and the /proc readings it shares with `processes.SessionProcesses`.
 
-`launch.start_reaper` runs this file as a script with a Python of its own (standard library only, nothing of ours
+`processes.start_reaper` runs this file as a script with a Python of its own (standard library only, nothing of ours
 imported, so it starts fast and cannot fail on our imports): it waits for end of file on its stdin; unless the last
 bytes say `done`, its parent died without shutting the session down (even SIGKILL closes the pipe), so it ends
 every process of the session and removes the session's temporary folders.

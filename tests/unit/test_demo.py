@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser_toolset.cli import demo, main
+from browser_toolset.cli import main
 from browser_toolset.cli.demo import demo_command, run_demo, serve_site, site_directory
 from browser_toolset.sessions.recording import Session
-from tests.support.needs import unavailable
 
 
 def check_session(session: Path) -> Session:
@@ -84,44 +81,3 @@ def test_live_needs_an_api_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     err = io.StringIO()
     assert demo_command(tmp_path, live=True, out=io.StringIO(), err=err) == 2
     assert "ANTHROPIC_API_KEY" in err.getvalue()
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole task through the real loop: batches, a new tab, a download, a dialog, a form."""
-    if browser == "chromium" and not (
-        (shutil.which("chromium") or shutil.which("chromium-browser")) and shutil.which("chromedriver")
-    ):
-        unavailable("chromium or chromedriver is not installed")
-    if browser == "firefox" and not (shutil.which("firefox-esr") or shutil.which("firefox")):
-        unavailable("firefox is not installed")
-    # What reached the demo site, seen by its own request handler: the driver's word is not the oracle.
-    served: list[str] = []
-    monkeypatch.setattr(
-        demo._QuietHandler, "log_request", lambda handler, code="-", size="-": served.append(handler.path)
-    )
-    out = io.StringIO()
-    result = run_demo(tmp_path, driver=browser, out=out)
-    paths = {urlsplit(path).path for path in served}
-    assert {"/index.html", "/pricing.html", "/prices.csv", "/contact.html", "/status.html"} <= paths, served
-    (sent,) = [parse_qs(urlsplit(path).query) for path in served if urlsplit(path).path == "/thanks.html"]
-    assert sent == {
-        "name": ["Ada Lovelace"],
-        "email": ["ada@example.com"],
-        "plan": ["pro"],
-        "message": ["Hello, could you send us a quote for the Pro plan for 3 people?"],
-    }
-    assert (result.driver, result.stop_reason, result.rejected_requests, result.errors) == (
-        "selenium",
-        "end_turn",
-        0,
-        0,
-    )
-    assert f"headless {browser.capitalize()}" in out.getvalue()
-    loaded = check_session(result.session)
-    assert loaded.settings["driver"] == "selenium"
-    assert result.report.read_text(encoding="utf-8").count('<section class="step ') == len(loaded.calls) == 19
-    # The coordinate clicks are drawn on the screenshot before them.
-    assert result.report.read_text(encoding="utf-8").count('class="shot marked"') == 2
-    assert result.final_text.startswith("Done:\n- The Pro plan costs $29 per month (10 databases).\n")

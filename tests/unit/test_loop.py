@@ -3,11 +3,9 @@ and rejects what the API would reject), on the mock driver, and once on a real h
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
-import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +13,8 @@ import anthropic
 import pytest
 from anthropic.tools.browser import BetaConfirmContext
 
-from browser_toolset import BrowserToolset, URLPolicy
-from browser_toolset.agent.command import add_arguments, run_from_args
+from browser_toolset import BrowserToolset
+from browser_toolset.agent.command import run_command
 from browser_toolset.agent.describe import describe_target
 from browser_toolset.agent.events import CallEvent, Event, ImagesOmitted, Summary, TextEvent
 from browser_toolset.agent.printing import TerminalPrinter
@@ -24,8 +22,6 @@ from browser_toolset.agent.run import run_task
 from browser_toolset.agent.trimming import omit_old_images
 from browser_toolset.drivers.mock import MockDriver
 from browser_toolset.testing.fake_api import FakeMessagesAPI, RecordedRequest, ScriptTurn, load_script
-from tests.support.needs import unavailable
-from tests.support.server import PageServer
 
 SCRIPTS = Path(__file__).parent.parent / "scripts"
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
@@ -452,76 +448,20 @@ def test_the_toolsets_confirm_hook_sees_every_call_and_a_declined_one_is_an_erro
     assert (result.stop_reason, result.calls, result.errors) == ("end_turn", 3, 1)
 
 
-def test_the_command_line_prints_the_answer_and_exits_zero(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
+def test_the_run_command_prints_the_answer_and_exits_zero(tmp_path: Path) -> None:
     transcript = tmp_path / "transcript.json"
     out = io.StringIO()
     with FakeMessagesAPI(SCRIPTS / "shop_session.json") as api:
-        args = parser.parse_args(["What do hats cost?", "--quiet", "--max-turns", "9", "--transcript", str(transcript)])
-        status = run_from_args(args, BrowserToolset(shop_driver()), client=client_for(api), out=out)
+        status = run_command(
+            BrowserToolset(shop_driver()),
+            "What do hats cost?",
+            client=client_for(api),
+            quiet=True,
+            max_turns=9,
+            transcript=transcript,
+            out=out,
+        )
 
     assert status == 0
     assert out.getvalue() == "Hats cost 12, and the price list is downloaded.\n"
     assert json.loads(transcript.read_text())[0] == {"role": "user", "content": "What do hats cost?"}
-
-
-# --- Once on a real browser ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def real_toolset(browser: str) -> Iterator[BrowserToolset]:
-    from browser_toolset.drivers.selenium import SeleniumDriver
-
-    binaries = ("chromium", "chromium-browser") if browser == "chromium" else ("firefox-esr", "firefox")
-    if not any(shutil.which(binary) for binary in binaries):
-        unavailable(f"{browser} is not installed")
-    try:
-        driver = SeleniumDriver.from_options({"browser": browser})
-    except Exception as exc:
-        unavailable(f"headless {browser} did not start: {type(exc).__name__}: {exc}")
-    toolset = BrowserToolset(driver, navigation=URLPolicy(allow_private=True))
-    try:
-        yield toolset
-    finally:
-        toolset.close()
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize(
-    "browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)], ids=["chromium", "firefox"]
-)
-def test_a_session_on_a_headless_browser(server: PageServer, real_toolset: BrowserToolset) -> None:
-    toolset = real_toolset
-    script = load_script(
-        [
-            [call("read_page", filter="interactive")],
-            [call("left_click", target={"type": "ref", "ref": "ref_1"}), call("screenshot")],
-            [call("find", query="name field"), call("get_page_text")],
-            [call("left_click", target={"type": "ref", "ref": "ref_99"}), call("screenshot")],
-            done("The form asks for a name."),
-        ]
-    )
-    with FakeMessagesAPI(script) as api:
-        result = run_task(
-            toolset,
-            "Find the sign-up form.",
-            client=client_for(api),
-            quiet=True,
-            start_url=server.url("index.html"),
-        )
-        requests = api.requests
-
-    assert [(r.status, r.error) for r in requests] == [(200, None)] * 5
-    assert result.stop_reason == "end_turn"
-    assert (result.calls, result.errors, result.summary.not_executed) == (6, 1, 1)
-    (tree,) = results_of(requests[1])
-    assert 'link "Form" [ref_1]' in texts(tree)[0]
-    click, screenshot = results_of(requests[2])
-    assert state(click)["tabs"][0]["url"] == server.url("form.html")
-    assert screenshot["content"][0]["type"] == "image"
-    found, page_text = results_of(requests[3])
-    assert 'textbox "Name"' in texts(found)[0]
-    assert "Sign up" in texts(page_text)[0]
-    missing, skipped = results_of(requests[4])
-    assert missing["is_error"] is True and skipped["content"] == NOT_EXECUTED
