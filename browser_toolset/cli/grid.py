@@ -46,6 +46,10 @@ class GridError(RuntimeError):
     """The Grid could not be found, fetched or started."""
 
 
+class PortInUse(GridError):
+    """The Grid's port is taken: a configuration problem of the person starting it, not a Grid that failed."""
+
+
 def _cache_dirs() -> list[Path]:
     user_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "browser-toolset" / "grid"
     return [Path.cwd() / ".cache" / "grid", SOURCE_ROOT / ".cache" / "grid", user_cache]
@@ -172,7 +176,7 @@ class LocalGrid:
         # server's (a Grid already there reads as this one being ready, until this one's Java dies on the port).
         in_use = _port_in_use(self.host, self.port)
         if in_use:
-            raise GridError(
+            raise PortInUse(
                 f"port {self.port} on {self.host} is in use ({in_use}): another Grid may already run there "
                 f"(http://{self.host}:{self.port}). Stop it, use it as it is, or pick another port with --port "
                 "(--port 0: any free one)"

@@ -8,7 +8,7 @@ import sys
 import threading
 
 from ..config import ConfigError, load_settings
-from .grid import GridError, LocalGrid, fetch_jar, find_jar
+from .grid import GridError, LocalGrid, PortInUse, fetch_jar, find_jar
 
 __all__ = ["serve_grid"]
 
@@ -16,7 +16,7 @@ __all__ = ["serve_grid"]
 def serve_grid(*, nodes: int = 0, port: int = 4444, jar: str | None = None, config_file: str | None = None) -> int:
     """Run a standalone Grid (or a hub and `nodes` nodes) on `port` (0: any free port) from `jar` (default: found,
     else fetched), within `timeouts.grid_start` of the settings. Exits 0 when stopped, 1 when the Grid stopped by
-    itself, 2 when it could not start."""
+    itself or its port is taken, 2 when it could not start."""
     try:
         settings = load_settings(config_file, check_driver=False)
     except ConfigError as exc:
@@ -48,12 +48,17 @@ def serve_grid(*, nodes: int = 0, port: int = 4444, jar: str | None = None, conf
                 print(f"browser-toolset: the Grid stopped by itself:\n{grid.log_tail()}", file=sys.stderr)
                 return 1
         return 0
+    except PortInUse as exc:
+        print(f"browser-toolset: {exc}", file=sys.stderr)
+        return 1
     except GridError as exc:
         print(f"browser-toolset: {exc}", file=sys.stderr)
         return 2
     finally:
         if grid is not None:
+            started = bool(grid.processes)
             grid.stop()
-            print("browser-toolset: Grid stopped", file=sys.stderr)
+            if started:
+                print("browser-toolset: Grid stopped", file=sys.stderr)
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -166,4 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    return COMMANDS[args.command](args)
+    try:
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        # the commands close what they started on the way out (the Selenium driver finishes its cleanup before the
+        # interrupt goes on), so what is left to say is one line, not a traceback
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

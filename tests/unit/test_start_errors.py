@@ -243,7 +243,7 @@ def test_16_6_grid_on_a_port_in_use_says_so(tmp_path: Path) -> None:
             text=True,
             timeout=120,
         )
-    assert done.returncode != 0 and done.stdout == ""
+    assert done.returncode == 1 and done.stdout == ""
     assert f"port {port} on 127.0.0.1 is in use (Address already in use)" in done.stderr
     assert "pick another port with --port" in done.stderr
     assert "Grid ready" not in done.stderr and "Exception" not in done.stderr
