@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -15,7 +16,9 @@ from tests.unit.test_demo import check_session
 
 
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
-def test_the_demo_on_a_headless_browser(tmp_path: Path, browser: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_demo_on_a_headless_browser(
+    tmp_path: Path, browser: Literal["chromium", "firefox"], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The whole task through the real loop: batches, a new tab, a download, a dialog, a form."""
     require_browser(browser)  # the demo starts a browser of its own, as a user's demo does
     # What reached the demo site, seen by its own request handler: the driver's word is not the oracle.
