@@ -1,6 +1,6 @@
 """`browser_toolset.testing.contract` catches every rejection it claims to: for each rule a valid example that passes
 and a violating one that is flagged with the expected message (and nothing else), plus the contract's own worked
-examples (§5, §7) and results produced by the official SDK's toolset pipeline."""
+examples (docs/contract.md §5, §7) and results produced by the official SDK's toolset pipeline."""
 
 from __future__ import annotations
 

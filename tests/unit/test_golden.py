@@ -1,4 +1,4 @@
-"""The contract's worked examples, reproduced: tool_use JSON in, exact tool_result JSON out.
+"""The worked examples of docs/contract.md, reproduced: tool_use JSON in, exact tool_result JSON out.
 
 The sites below are built so that the examples' own names, URLs and ref numbers come out (`docs` holds the five
 elements of §3's read_page sample; `pricing` puts the price-list download at `ref_8`). Where the SDK's fixed
@@ -112,7 +112,7 @@ def test_click_that_opens_a_tab_section_5(session: Session) -> None:
         "tool_use_id": "toolu_01EgTXj1FjE2FCTt2zNFWLao",
         "toolset_name": "browser",
         "content": [
-            {"type": "text", "text": "Clicked."},  # the SDK's acknowledgment ("Clicked element ref_5." in §5)
+            {"type": "text", "text": "Clicked."},  # the SDK's text ("Clicked element ref_5." in docs/contract.md §5)
             {"type": "text", "text": 'link "Pricing" [ref_5]'},
             {
                 "type": "browser_state",
@@ -157,7 +157,7 @@ def test_download_started_then_completed_section_5(session: Session, downloads: 
     assert clicked["content"][-1] == {
         "type": "browser_state",
         "tabs": [DOCS, {**PRICING, "active": True}],
-        # the signed query string is stripped, as §5 asks
+        # the signed query string is stripped, as docs/contract.md §5 asks
         "state_changes": [
             {"type": "download_started", "download_id": "dl-1", "url": "https://example.com/pricing/price-list.csv"}
         ],
@@ -197,7 +197,7 @@ def test_error_texts_of_section_7(session: Session) -> None:
     ]
     disabled = exact(session, "javascript_exec", {"text": "1"}, id="toolu_js")
     assert disabled["is_error"] is True and disabled["toolset_name"] == "browser"
-    # the SDK's wording for a disabled member (§7 illustrates it as "... is not enabled in this environment.")
+    # the SDK's wording for a disabled member (docs/contract.md §7 has "... is not enabled in this environment.")
     assert disabled["content"] == [
         {
             "type": "text",

@@ -1,4 +1,4 @@
-"""Ref tables and the tab inventory on their own: the bookkeeping rules of §3 and §5."""
+"""Ref tables and the tab inventory on their own: the bookkeeping rules of docs/contract.md §3 and §5."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""`executor/sdk_surface.py`: exactly the private parts of the `anthropic` SDK the toolsets rely on, checked on the
-installed SDK, with a message naming what differs on one that differs; and no other module of the package uses any
-private part of the SDK."""
+"""`executor/sdk_surface.py`: exactly the private parts of the `anthropic` SDK the toolsets and the agent loop rely
+on, checked on the installed SDK, with a message naming what differs on one that differs; and no other module of the
+package uses any private part of the SDK."""
 
 from __future__ import annotations
 
@@ -33,11 +33,15 @@ from browser_toolset.executor.sdk_surface import (
     held_changes,
     pipeline_problems,
     put_back_changes,
+    supports_message_threads,
     surface_problems,
+    threads_flag_problems,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_CLASSES = [(BetaAbstractBrowserToolset20260801, False), (BetaAsyncAbstractBrowserToolset20260801, True)]
+CLIENT_FLAGS = ("_supports_message_threads",)
+"""The private names of the SDK's clients that the adapter reads."""
 HELD: BetaBrowserStateChangeParam = {
     "type": "download_started",
     "download_id": "dl-9",
@@ -131,6 +135,25 @@ def test_changes_held_before_a_call_whose_state_was_unread_go_out_with_the_next_
         assert changes_in(toolset.tool_result(tool_use("get_page_text"))) == [HELD]
 
 
+def test_the_clients_flag_is_what_the_sdks_own_threads_check() -> None:
+    """The flag says whether a client has message threads, and the SDK's threads refuse a client where it is false,
+    so reading it refuses such a client before anything runs, as the SDK would after."""
+    assert anthropic.Anthropic._supports_message_threads is True
+    assert anthropic.AsyncAnthropic._supports_message_threads is True
+    assert anthropic.AnthropicBedrock._supports_message_threads is False
+    assert anthropic.AnthropicVertex._supports_message_threads is False
+
+    class NoThreads(anthropic.Anthropic):
+        _supports_message_threads = False
+
+    assert supports_message_threads(anthropic.Anthropic(api_key="k")) is True
+    assert supports_message_threads(anthropic.AsyncAnthropic(api_key="k")) is True
+    client = NoThreads(api_key="k")
+    assert supports_message_threads(client) is False
+    with pytest.raises(anthropic.AnthropicError, match="Message threads are not available on this client"):
+        client.beta.messages.thread(model="claude-opus-5-5", max_tokens=16)
+
+
 # --- what a differing SDK is told ------------------------------------------------------------------------------------
 
 
@@ -208,17 +231,36 @@ def test_a_pipeline_that_differs_is_refused_by_name(toolset: object, problem: st
         put_back_changes(cast(Any, toolset), [])
 
 
+class RenamedFlag(anthropic.Anthropic):
+    """A client class whose message-threads flag is no longer a bool, as a renamed one would be."""
+
+    _supports_message_threads = None  # type: ignore[assignment]
+
+
+def test_a_client_whose_flag_differs_is_refused_by_name() -> None:
+    problem = "RenamedFlag._supports_message_threads is NoneType, not a bool"
+    assert threads_flag_problems(anthropic.Anthropic) == threads_flag_problems(anthropic.AsyncAnthropic) == []
+    assert threads_flag_problems(RenamedFlag) == [problem]
+    with pytest.raises(SDKSurfaceError, match=problem):
+        supports_message_threads(RenamedFlag(api_key="k"))
+    with pytest.raises(SDKSurfaceError) as raised:
+        check_sdk_surface(clients=(anthropic.Anthropic, RenamedFlag))
+    assert raised.value.problems == [problem]
+
+
 # --- no other module reaches into the SDK ----------------------------------------------------------------------------
 
 
 def sdk_private_names() -> set[str]:
-    """The SDK toolsets' private names: their classes' and what their constructor sets on an instance."""
+    """The SDK toolsets' private names (their classes' and what their constructor sets on an instance), and those of
+    its clients that the adapter reads."""
 
     class Bare(BetaAbstractBrowserToolset20260801):
         def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
             return BetaBrowserState(tabs=[], state_changes=[])
 
     names = {name for sdk_class, _ in SDK_CLASSES for name in dir(sdk_class)} | set(vars(Bare()))
+    names |= {name for name in CLIENT_FLAGS if hasattr(anthropic.Anthropic, name)}
     return {name for name in names if name.startswith("_") and not name.startswith("__")}
 
 
@@ -249,7 +291,7 @@ def private_uses(tree: ast.AST, private: set[str]) -> list[str]:
 
 def test_only_the_adapter_uses_private_parts_of_the_sdk() -> None:
     private = sdk_private_names()
-    assert {"_toolset_run", "_browser_state", "_toolset_pipeline"} <= private
+    assert {"_toolset_run", "_browser_state", "_toolset_pipeline", "_supports_message_threads"} <= private
     adapter = Path(sdk_surface.__file__).resolve()
     sources = {path.resolve() for root in ("browser_toolset", "drivers") for path in (ROOT / root).rglob("*.py")}
     offenders = {
