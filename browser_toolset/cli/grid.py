@@ -118,7 +118,9 @@ def _slots() -> list[tuple[str, str, str]]:
 
 def node_config(max_sessions: int = 1) -> str:
     """A Grid node configuration (TOML) with one driver configuration per local browser, naming its WebDriver
-    binary and the browser binary (in the stereotype), with driver detection and Selenium Manager off."""
+    binary and the browser binary (in the stereotype), with driver detection and Selenium Manager off. Above one
+    session per browser the node's own limit is raised to match: Grid caps a node at one session per processor
+    unless told to override it."""
     slots = []
     for family, driver, stereotype in _slots():
         slots.append(
@@ -130,13 +132,16 @@ def node_config(max_sessions: int = 1) -> str:
     # managed downloads: the executor fetches each session's downloads from the node (a remote browser's folder is
     # not the executor's)
     node = "[node]\ndetect-drivers = false\nselenium-manager = false\nenable-managed-downloads = true\n"
+    if max_sessions > 1:
+        node += f"override-max-sessions = true\nmax-sessions = {max_sessions}\n"
     return node + "\n" + "\n".join(slots)
 
 
 class LocalGrid:
     """A Selenium Grid on 127.0.0.1: `standalone` (nodes=0) or a hub and `nodes` nodes. `start()` returns once it
     is ready (or raises `GridError` with the log's tail); `url` is its address; `stop()` ends every process it
-    started, browsers included, and removes its folder."""
+    started, browsers included, and removes its folder. `max_sessions` is the sessions its node runs at once (one
+    per browser by default)."""
 
     def __init__(
         self,
@@ -147,8 +152,10 @@ class LocalGrid:
         java: str | None = None,
         timeout: float = 90.0,
         host: str = "127.0.0.1",
+        max_sessions: int = 1,
     ) -> None:
         self.nodes = nodes
+        self.max_sessions = max_sessions
         self.port = port or free_port()
         self.jar = jar
         self.java = java
@@ -190,7 +197,7 @@ class LocalGrid:
         self.folder = Path(tempfile.mkdtemp(prefix="browser-toolset-grid-"))
         try:
             config = self.folder / "node.toml"
-            config.write_text(node_config())
+            config.write_text(node_config(self.max_sessions))
             base = [java, "-jar", jar]
             if self.nodes <= 0:
                 self._spawn(
