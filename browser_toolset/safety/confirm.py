@@ -11,7 +11,16 @@ It is a heuristic on what the page calls things, so it errs towards asking: a pa
 "Continue", which is why generic commit words count on checkout, account and consent pages and in dialogs whose
 title names the action. A click by coordinate is judged by the element under that point, read from the page just
 before the call (the executor maps the coordinate exactly as for the click), so a "Buy now" button is held the same
-whether Claude clicks its ref or its pixels.
+whether Claude clicks its ref or its pixels. An element inside a frame (a payment form embedded from another site) is
+judged as on the page, by its name, the forms around it (in the frame and around the frame) and the page's address;
+the reasons given name the origin the frame comes from, so the person asked knows whose button it is.
+
+What commits is the click that submits, sends, buys, deletes or changes an account, judged by what the element does
+as far as the gate can tell: its role (a link loads a page, so only rules a page load can perform count for it; a
+field or container commits nothing), its name, and the form, dialog and page it is in. Filling a field, choosing an
+option or ticking a box commits nothing of itself; the one exception is a box whose tick is the consent (terms, an
+authorisation), never a newsletter or marketing box. Names that use a category's words for the page's own view
+("Delete filter", "Clear search text") are spared.
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ __all__ = [
     "Assessment",
     "Category",
     "Decision",
+    "Found",
     "Rule",
     "Target",
     "TargetLookup",
@@ -75,6 +85,8 @@ class Target:
     """The tab's URL as Claude last saw it, or the URL a `navigate` is going to."""
     checks: bool = False
     """A `form_input` that turns a checkbox, radio or switch on."""
+    frame: str | None = None
+    """The origin of the frame the element is in (as its frame line names it); None on the page's own document."""
 
 
 @attrs.frozen
@@ -82,7 +94,11 @@ class Rule:
     """One category, as words. `names` are accessible names that do the thing on their own (`Place order`);
     `places` are URL paths and form or dialog names where a generic `COMMIT_WORDS` name (`Continue`, `Confirm`)
     does it; `checks` are the names of checkboxes whose checking does it; `navigations` are URL paths whose mere
-    loading does it. Hosts are never matched: `accounts.example.com` is where people sign in, not a change."""
+    loading does it. Hosts are never matched: `accounts.example.com` is where people sign in, not a change.
+    `spares` are names that use the category's words for something that commits nothing (`Delete filter` changes
+    the page's view, `Subscribe to our newsletter` buys nothing); `by_link` says whether following a link can do
+    it: a link loads a page, so a "Buy now" link only leads to the product or checkout page whose own button then
+    commits, while a link can delete or unsubscribe (`GET /items/7/delete`, the link in a mail)."""
 
     category: Category
     label: str
@@ -90,6 +106,8 @@ class Rule:
     places: str
     checks: str = r"(?!)"
     navigations: str = r"(?!)"
+    spares: str = r"(?!)"
+    by_link: bool = True
 
     def pattern(self, field: str) -> re.Pattern[str]:
         return re.compile(getattr(self, field), re.IGNORECASE)
@@ -111,6 +129,9 @@ RULES: tuple[Rule, ...] = (
         r"rent|place bid|bid now|top ?up|add funds|send money|transfer (?:money|funds)|withdraw|renew)\b",
         places=r"checkout|payment|billing|purchase|\bpay\b|/order|order summary|confirm (?:your )?order|"
         r"subscription|donat|booking",
+        spares=r"\bsubscribe (?:to )?(?:our |the |my )?(?:newsletter|mailing list|updates|blog|channel|podcast|feed|"
+        r"notifications|alerts)\b",
+        by_link=False,
     ),
     Rule(
         "message",
@@ -120,6 +141,7 @@ RULES: tuple[Rule, ...] = (
         r"reply|message|update|now)|publish (?:post|now|changes|article|story)|send to)\b",
         places=r"compose|/messages?\b|\bmessage\b|\bmail\b|chat|inbox|comment|reply|/post|new post|tweet|feedback|"
         r"contact us|/contact",
+        by_link=False,
     ),
     Rule(
         "delete",
@@ -129,6 +151,9 @@ RULES: tuple[Rule, ...] = (
         r"account)|close (?:my |your )?account)\b",
         places=r"delete|remove|destroy|discard|erase|close account|cancel (?:order|subscription)",
         navigations=r"/(?:delete|remove|destroy|erase)(?:[/?#._-]|$)",
+        spares=r"\b(?:delete|remove|clear|discard|reset)(?: all| the| this| these| applied)? (?:filters?|search(?:es)? "
+        r"(?:terms?|text|query|box)|sort(?:ing)?|columns? (?:filters?|sort(?:ing)?)|highlights?|"
+        r"formatting)\b",
     ),
     Rule(
         "account",
@@ -151,8 +176,11 @@ RULES: tuple[Rule, ...] = (
         r"cookies|and (?:continue|close)|invitation|offer|agreement))?|consent|allow all|(?:e-?)?sign "
         r"(?:the )?(?:contract|agreement|document|now))\b",
         places=r"terms|consent|agreement|contract|\btos\b|eula|privacy|cookie",
-        checks=r"\b(?:agree|accept|consent|terms|conditions|privacy|policy|contract|authori[sz]e|newsletter|"
-        r"marketing|subscribe|opt.?in)\b",
+        checks=r"\b(?:agree|accept|consent|terms|conditions|privacy|policy|contract|agreement|eula|authori[sz]e)\b",
+        # A box that only asks for mail (a newsletter, offers) accepts nothing, unless it also names terms.
+        spares=r"^(?!.*\b(?:terms|conditions|contract|agreement|eula|authori[sz]e)\b).*\b(?:newsletters?|marketing|"
+        r"promotions?|promotional|offers|mailing list|product updates|news and updates)\b|"
+        r"\b(?:manage|customi[sz]e|review|read|view|learn more about) (?:my |your |the )?(?:consent|cookies|terms)\b",
     ),
 )
 """The categories, each as words matched (case-insensitively) against accessible names, URLs and form names."""
@@ -168,6 +196,8 @@ INERT_ROLES = frozenset(
 """Roles whose click commits nothing (focusing a field, clicking a container); pages put click handlers on
 anything else, so every other role counts."""
 CHECKABLE_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
+LINK_ROLES = frozenset({"link"})
+"""Roles whose click loads a page: judged only by the rules a navigation can perform (`Rule.by_link`)."""
 
 _COMMIT_RE = re.compile(COMMIT_WORDS, re.IGNORECASE)
 
@@ -212,7 +242,15 @@ def classify(target: Target) -> Assessment:
         if target.member == "navigate":
             if _matches(rule, "navigations", _where(target.url)):
                 why = "the address itself performs it"
-        elif target.member in CLICK_MEMBERS and name and target.role not in INERT_ROLES:
+        elif _matches(rule, "spares", name):
+            # The category's words for something that commits nothing (a view filter, a newsletter).
+            pass
+        elif (
+            target.member in CLICK_MEMBERS
+            and name
+            and target.role not in INERT_ROLES
+            and (rule.by_link or target.role not in LINK_ROLES)
+        ):
             if _matches(rule, "names", name):
                 why = f"the element is named {shown!r}"
             elif _COMMIT_RE.search(name) and (
@@ -220,27 +258,28 @@ def classify(target: Target) -> Assessment:
                 or _matches(rule, "names", *target.context)
             ):
                 why = f"{shown!r} commits a form, dialog or page about it"
-        elif (
-            target.member == "form_input"
-            and target.checks
-            and name
-            and (_matches(rule, "checks", name) or _matches(rule, "names", name))
-        ):
+        elif target.member == "form_input" and target.checks and name and _matches(rule, "checks", name):
+            # Filling a field commits nothing (the click or key that submits the form does); ticking a box
+            # counts only where the tick itself is the consent (terms, an authorisation), by the rule's `checks`.
             why = f"it checks {shown!r}"
         if why is not None:
             found.append(rule.category)
-            reasons.append(why)
+            reasons.append(why if target.frame is None else f"{why}, in a frame from {one_line(target.frame, 120)}")
     return Assessment(target=target, categories=tuple(found), reasons=tuple(reasons))
+
+
+Found: TypeAlias = tuple[str, str, tuple[str, ...]] | tuple[str, str, tuple[str, ...], str | None]
+"""What a lookup knows about an element: role, name, the names around it, and (optionally) the origin of the frame
+it is in (None on the page's own document)."""
 
 
 class TargetLookup(Protocol):
     """What the toolset knows about the element a call names: role, name and surrounding context of a ref, read
     from the refs Claude was shown (no page read), or of the element under a click's coordinate (in screenshot
-    pixels, as the call gives it), read from the page (`BrowserToolset.describe_ref`). None when unknown."""
+    pixels, as the call gives it), read from the page (`BrowserToolset.describe_ref`); and the frame it is in, when
+    the lookup knows. None when unknown."""
 
-    def __call__(
-        self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget
-    ) -> tuple[str, str, tuple[str, ...]] | None: ...
+    def __call__(self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget) -> Found | None: ...
 
 
 Ask: TypeAlias = Callable[[Assessment], bool]
@@ -266,10 +305,11 @@ def target_of(context: BetaConfirmContext, lookup: TargetLookup | None) -> Targe
     found = lookup(context.tab_id, ref)
     if found is None:
         return Target(member=member, url=context.tab_url)
-    role, name, around = found
+    role, name, around = found[:3]
+    frame = found[3] if len(found) > 3 else None
     if member == "form_input" and role not in CHECKABLE_ROLES:
         checks = False
-    return Target(member=member, role=role, name=name, context=around, url=context.tab_url, checks=checks)
+    return Target(member=member, role=role, name=name, context=around, url=context.tab_url, checks=checks, frame=frame)
 
 
 def parse_decisions(items: Iterable[str]) -> dict[Category, Decision]:
