@@ -119,6 +119,7 @@ label[data-m-label] { display: block; min-height: 32px; margin: 0 0 8px 0; }
 label > input[data-m] { display: inline-block; min-height: 0; margin: 0 8px 0 0; }
 input[data-m]:not([type=checkbox]):not([type=radio]):not([type=file]), select[data-m] { width: 320px; }
 textarea[data-m] { width: 320px; height: 80px; }
+iframe[data-m] { width: calc(100% - 16px); height: 320px; border: 1px solid #999; }
 [data-m][data-bounds] { position: absolute; margin: 0; }
 [hidden] { display: none !important; }
 """
@@ -223,13 +224,15 @@ class _Node:
 
 
 class _Renderer:
-    """One page of a site as HTML, with URLs on the site's host moved to `served` (an origin)."""
+    """One page of a site as HTML, with URLs on the site's host moved to `served` (an origin), and those on the other
+    hosts `others` serves (site origin -> served origin) moved there."""
 
-    def __init__(self, site: Site, url: str, page: Page, served: str) -> None:
+    def __init__(self, site: Site, url: str, page: Page, served: str, others: Mapping[str, str] | None = None) -> None:
         self.url = url
         self.page = page
         self.base = _origin(site.url("/"))
         self.served = served
+        self.others = dict(others or {})
         self.counter = itertools.count(1)
         self.roots = [self.build(element, None) for element in page.elements]
         self.nodes = [node for root in self.roots for node in root.walk()]
@@ -243,9 +246,12 @@ class _Renderer:
         return node
 
     def served_url(self, url: str) -> str:
-        """`url` with the site's origin swapped for the served one, when it is on the site's host."""
+        """`url` with the site's origin swapped for the served one, when it is on the site's host (or on another host
+        the server serves)."""
         if url.split(":", 1)[0].lower() in ("http", "https") and _origin(url) == self.base:
             return self.served + _path_of(url)
+        if url.split(":", 1)[0].lower() in ("http", "https") and _origin(url) in self.others:
+            return self.others[_origin(url)] + _path_of(url)
         return url
 
     # --- finding elements as the mock does: by id, then by name; a placeholder in the source's form first ---------
@@ -341,6 +347,9 @@ class _Renderer:
             return "a", attributes
         if role == "button":
             return "button", {"type": "button"}
+        if role == "iframe":
+            # a frame (`frame`): its content is the page at its address, relative ones staying relative
+            return "iframe", {} if spec.src is None else {"src": self.served_url(spec.src)}
         if role in ("textbox", "searchbox") and spec.multiline:
             return "textarea", {} if role == "textbox" else {"role": role}
         if role in ("textbox", "searchbox"):
@@ -410,6 +419,8 @@ class _Renderer:
             raise self.fail(f"{what} has options, which only a combobox (a <select>) is rendered with")
         if control and node.children:
             raise self.fail(f"{what} has children, which a form control cannot hold")
+        if tag == "iframe" and (node.children or content):
+            raise self.fail(f"{what} has children or text: a frame shows the page at its src")
         opening = f"<{tag}{_attributes(attributes)}>"
         if tag == "input":
             return f"<label data-m-label>{opening}{html.escape(label)}</label>" if label else opening

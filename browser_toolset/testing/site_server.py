@@ -11,8 +11,10 @@ performs its behaviours, and serves it from a threaded `http.server` on 127.0.0.
 
 The site's base origin (`https://shop.test`) maps onto the served one (`http://127.0.0.1:PORT`): a path keeps its
 place, and absolute URLs on the base host are rewritten to the served origin wherever the site spells them (links,
-behaviours, redirects). URLs on other hosts are left alone: the real browser goes to the real host, where the mock
-would have shown its 404 page.
+behaviours, redirects, frames). A site with pages on other hosts (a frame's page from another origin) has each of
+those hosts served from another loopback address (127.0.0.2, then localhost, then 127.0.0.3, ...: to a browser,
+another site each), and URLs on them are rewritten the same way. URLs on hosts without pages are left alone: the
+real browser goes to the real host, where the mock would have shown its 404 page.
 
 Rendering is `browser_toolset.testing.site_html`: elements become the native HTML element of their role, and their
 behaviours run in the page's script with the mock's semantics. A `Download` gets a route serving its content as an
@@ -21,8 +23,8 @@ attachment, a `Request` one answering with its status and MIME type; a `FileResp
 page.
 
 What a real browser cannot reproduce as the mock does is refused with `UnrenderableSite`, naming the feature and
-the page, when the server is built: canned `evaluate` results (`Page.scripts`), unreachable hosts, pages on other
-hosts, `beforeunload` dialogs, downloads and requests that fail or take a set time, `value` on roles that have no
+the page, when the server is built: canned `evaluate` results (`Page.scripts`), unreachable hosts, `beforeunload`
+dialogs, downloads and requests that fail or take a set time, `value` on roles that have no
 HTML value, checkable or editable roles with no native element (`switch`, `spinbutton`, ...), and options outside a
 select. Such a test runs on the mock only.
 """
@@ -50,7 +52,11 @@ from .site_html import (
     render_page,
 )
 
-__all__ = ["SiteServer", "UnrenderableSite", "render_page"]
+__all__ = ["OTHER_HOSTS", "SiteServer", "UnrenderableSite", "render_page"]
+
+OTHER_HOSTS = ("127.0.0.2", "localhost")
+"""Where the pages of a site's other hosts are served, in turn (then 127.0.0.3, 127.0.0.4, ...): each another site
+to a browser, so that Chromium puts a frame of each in a process of its own, as it would a real site's."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -85,7 +91,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         owner.record(method, self.path)
         try:
-            status, headers, body = owner.respond(method, self.path)
+            status, headers, body = owner.respond(method, self.path, self.server.site_origin)
         except UnrenderableSite as exc:
             status, headers, body = 500, {"Content-Type": "text/plain; charset=utf-8"}, str(exc).encode()
         self.send_response(status)
@@ -101,6 +107,10 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     owner: SiteServer
+    site_origin: str
+    """The origin of the site whose pages this server answers for."""
+    name: str
+    """The host name it was asked to listen on (`localhost` stays `localhost`: another site than 127.0.0.1)."""
 
     def handle_error(self, request: object, client_address: object) -> None:
         """Browsers drop connections they no longer need (a favicon, a cancelled download): not an error."""
@@ -120,18 +130,47 @@ class SiteServer:
         self.site = site
         self._lock = threading.Lock()
         self._requests: list[tuple[str, str]] = []
-        self._server = _Server((host, port), _Handler)
-        self._server.owner = self
+        self._server = self._listen(host, port, _origin(site.url("/")))
+        self._others: dict[str, _Server] = {}
+        """Site origin -> the server of another host's pages (see the module docstring)."""
         try:
+            for index, origin in enumerate(self._other_origins()):
+                self._others[origin] = self._listen(
+                    OTHER_HOSTS[index] if index < len(OTHER_HOSTS) else f"127.0.0.{index + 1}", 0, origin
+                )
             self.check()
         except BaseException:
-            self._server.server_close()
+            for server in (self._server, *self._others.values()):
+                server.server_close()
             raise
         # a short poll interval: a test closes its server when it ends, and close() waits for the next poll
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="site-server", daemon=True
-        )
-        self._thread.start()
+        self._threads = [
+            threading.Thread(
+                target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="site-server", daemon=True
+            )
+            for server in (self._server, *self._others.values())
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _listen(self, host: str, port: int, origin: str) -> _Server:
+        server = _Server((host, port), _Handler)
+        server.owner = self
+        server.site_origin = origin
+        server.name = host
+        return server
+
+    def _other_origins(self) -> list[str]:
+        """The origins of the site's pages on hosts other than its own, in the order the site lists them."""
+        base = _origin(self.site.url("/"))
+        return list(dict.fromkeys(_origin(url) for url in self.site.pages if _origin(url) != base))
+
+    def _served_origin(self, server: _Server) -> str:
+        return f"http://{server.name}:{server.server_address[1]}"
+
+    def _served_others(self) -> dict[str, str]:
+        """Site origin -> served origin, for the other hosts."""
+        return {origin: self._served_origin(server) for origin, server in self._others.items()}
 
     @property
     def origin(self) -> str:
@@ -143,12 +182,17 @@ class SiteServer:
         """Where a path or URL of the site is served (`"/"`, `"/search?q=x"`, `"https://shop.test/about"`). A URL on
         another host comes back as it is."""
         site_url = self.site.url(path)
+        if _origin(site_url) in self._others:
+            return self._served_origin(self._others[_origin(site_url)]) + _path_of(site_url)
         if _origin(site_url) != _origin(self.site.url("/")):
             return site_url
         return self.origin + _path_of(site_url)
 
     def site_url(self, served: str) -> str:
         """The site URL a served URL stands for (the reverse of `url`); any other URL as it is."""
+        for site_origin, served_origin in self._served_others().items():
+            if _origin(served) == served_origin:
+                return site_origin + _path_of(served)
         if _origin(served) != self.origin:
             return served
         return self.site.url(_path_of(served))
@@ -170,10 +214,10 @@ class SiteServer:
             hosts = ", ".join(sorted(self.site.unreachable_hosts))
             raise UnrenderableSite(f"unreachable hosts ({hosts}): a real browser reaches whatever the network has")
         for url, resource in self.site.pages.items():
-            if _origin(url) != base:
-                raise UnrenderableSite(f"{url}: only pages on the site's own host ({base}) are served")
+            if _origin(url) != base and not isinstance(resource, Page):
+                raise UnrenderableSite(f"{url}: only pages are served on hosts other than the site's own ({base})")
             if isinstance(resource, Page):
-                renderer = _Renderer(self.site, url, resource, self.origin)
+                renderer = _Renderer(self.site, url, resource, self.origin, self._served_others())
                 renderer.document()
                 list(renderer.routes())
             elif isinstance(resource, Redirect) and not 300 <= resource.status < 400:
@@ -185,13 +229,16 @@ class SiteServer:
         routes: dict[tuple[str, str], _Route] = {}
         for url, resource in self.site.pages.items():
             if isinstance(resource, Page):
-                for method, target, route in _Renderer(self.site, url, resource, self.origin).routes():
+                for method, target, route in _Renderer(
+                    self.site, url, resource, self.origin, self._served_others()
+                ).routes():
                     routes.setdefault((method, target), route)
         return routes
 
-    def respond(self, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
-        """Status, headers and body for a request: what the mock would load at the same site URL."""
-        site_url = _normalized(self.site.url(path)).split("#", 1)[0]
+    def respond(self, method: str, path: str, origin: str | None = None) -> tuple[int, dict[str, str], bytes]:
+        """Status, headers and body for a request (to the site's own host, or to another host's `origin`): what the
+        mock would load at the same site URL."""
+        site_url = _normalized(self.site.url(path) if origin is None else origin + path).split("#", 1)[0]
         lookup = "GET" if method == "HEAD" else method
         resource = self.site.resolve(site_url) if lookup == "GET" else None
         if resource is None:
@@ -200,18 +247,20 @@ class SiteServer:
                 return route.status, dict(route.headers), route.body
             resource = _not_found(urlsplit(site_url).path or "/")
         if isinstance(resource, Redirect):
-            renderer = _Renderer(self.site, site_url, Page(), self.origin)
+            renderer = _Renderer(self.site, site_url, Page(), self.origin, self._served_others())
             return resource.status, {"Location": renderer.served_url(urljoin(site_url, resource.to))}, b""
         if isinstance(resource, FileResponse):
             content = resource.content.encode() if isinstance(resource.content, str) else resource.content
             return 200, _attachment(resource.filename or _last_segment(site_url)), content
-        body = _Renderer(self.site, site_url, resource, self.origin).document().encode()
+        body = _Renderer(self.site, site_url, resource, self.origin, self._served_others()).document().encode()
         return resource.status, {"Content-Type": "text/html; charset=utf-8"}, body
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        for server in (self._server, *self._others.values()):
+            server.shutdown()
+            server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
 
     def __enter__(self) -> SiteServer:
         return self

@@ -8,7 +8,8 @@ element keys carry. Nothing about a document is kept anywhere else, so nothing a
 new document starts with nothing known, and a context that closes takes its document with it.
 
 Frames are browsing contexts like tabs: each has its `Document`, linked to its parent context, so a frame's document
-is found (`for_context`, `frames`) and its realms addressed like a tab's.
+is found (`for_context`, `frames`, `of_tab`) and its realms addressed like a tab's. Chromium restores a page from its
+back/forward cache without announcing its frames again: `adopt` takes them from `browsingContext.getTree`.
 
 Every handler runs on the BiDi dispatcher thread, in the order the browser sent its events, so a handler may rely on
 `contextCreated` having been seen before anything else about that context. State changes under the lock of the
@@ -74,6 +75,13 @@ class Document:
     """The realm the page walker is installed in (see `script.walker_declaration`); None until a call installs it."""
     keys: str | None = None
     """The walker's id of this document, which the element keys the driver hands out carry; None before a read."""
+    reachable: bool | None = None
+    """For a frame's document: whether the browser runs script in it when asked (see `frame_tree`); None until asked."""
+    frames_seen: bool = False
+    """Whether a read found frames in it that no event had announced (see `frame_tree`): its reads join frames."""
+    frame_element: tuple[Document, str] | None = attrs.field(default=None, repr=False)
+    """For a frame's document: the document whose walker last read the frame element showing it, and the element's
+    key there (the walker's own); None for a tab, and until a read met the frame."""
 
     @property
     def loaded(self) -> bool:
@@ -91,6 +99,11 @@ class Document:
             self.walker = realm
             if starts == self.starts:
                 self.noted[sandbox] = realm
+
+    def answered(self, reachable: bool) -> None:
+        """Whether a script call reached the document."""
+        with self._changes:
+            self.reachable = reachable
 
     def walker_missing(self, realm: str) -> None:
         """`realm` turned out to have no walker after all."""
@@ -189,6 +202,11 @@ class Documents:
         with self._changes:
             return [document for document in self._documents.values() if document.parent == context]
 
+    def of_tab(self, handle: str) -> list[Document]:
+        """The current documents of a tab and of all its frames, the tab's first."""
+        with self._changes:
+            return [document for document in self._documents.values() if document.top == handle]
+
     def exists(self, context: str) -> bool:
         with self._changes:
             return context in self._documents
@@ -250,6 +268,33 @@ class Documents:
                 url=url,
                 loaded_seq=seq,
             )
+
+    def adopt(self, tree: Iterable[Mapping[str, Any]], parent: str | None = None) -> None:
+        """Record the frames a `browsingContext.getTree` reply shows that no event announced (Chromium restores a page
+        from its back/forward cache without announcing its frames again): each with a complete document at the URL the
+        tree gives."""
+        with self._changes:
+            pending = [(info, parent) for info in tree]
+            while pending:
+                info, above = pending.pop(0)
+                handle = str(info.get("context"))
+                children = info.get("children")
+                if isinstance(children, list):
+                    pending.extend((child, handle) for child in children if isinstance(child, Mapping))
+                host = self._documents.get(above) if above else None
+                if handle in self._documents or host is None:
+                    continue
+                seq = self._changes.tick()
+                self._documents[handle] = Document(
+                    handle,
+                    above,
+                    host.top,
+                    seq,
+                    self._changes,
+                    host=host,
+                    url=str(info.get("url") or ""),
+                    loaded_seq=seq,
+                )
 
     def forget_realm(self, realm: object) -> None:
         """`realm` is gone (its document was left, or a call addressed to it failed)."""

@@ -54,6 +54,7 @@ from .script import (
     walker_declaration,
     walker_text,
 )
+from .secret_reads import boxes_in, element_url, focused_url
 from .tabs import Tabs
 
 __all__ = ["KEY_SEPARATOR", "Elements", "ax_snapshot"]
@@ -400,6 +401,43 @@ class Elements:
         """The frame of another origin that has the keyboard focus (see `FrameTree.focused_frame`)."""
         self._tabs.check(handle)
         return self._frames.focused_frame(handle)
+
+    def document_url(self, handle: str, key: str | None = None) -> str:
+        """The URL of the document that holds the element (or the focused one): a frame's own, never its parent's."""
+        self._tabs.check(handle)
+        if key is None:
+            return focused_url(self._scripts, self._frames.focused_frame(handle) or handle)
+        document, local = self._locate(handle, key)
+        element = self._walker(handle, "element", {"key": local}, raw=True, document=document)
+        if not isinstance(element, dict) or element.get("type") != "node" or not element.get("sharedId"):
+            raise ElementGone(key)
+        return element_url(self._scripts, document.context, element)
+
+    def secret_boxes(self, handle: str, values: Sequence[str]) -> list[Rect]:
+        """What holds one of `values`, and every password field, in the tab and each frame of another origin in it,
+        placed in the tab's viewport."""
+        self._tabs.check(handle)
+        boxes = boxes_in(self._scripts, handle, values)
+        for document in self._documents.of_tab(handle):
+            if document.context == handle or not document.current:
+                continue
+            found = boxes_in(self._scripts, document.context, values)
+            if found:
+                corner = self._frame_corner(handle, document)
+                if corner is not None:
+                    boxes += [Rect(box.x + corner.x, box.y + corner.y, box.width, box.height) for box in found]
+        return boxes
+
+    def _frame_corner(self, handle: str, document: Document) -> Point | None:
+        """Where a frame's document starts in the tab; the tab is read first when its frames were not yet (a capture
+        before any read), and None for a frame that is gone or not shown by then."""
+        for attempt in range(2):
+            try:
+                return self._frames.place(handle, document).to_tab(Point(0.0, 0.0))
+            except ElementGone:
+                if attempt == 0:
+                    self.snapshot(handle)
+        return None
 
     def element_at(self, handle: str, point: Point, of: str | None = None) -> ElementAtPoint | None:
         """The walker's `elementAt`, through the frames of other origins the point falls in (`FrameTree.hit`). Its

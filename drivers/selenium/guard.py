@@ -105,8 +105,8 @@ class UrlGuard:
             return
         # The network intercept never sees this URL (data:, blob:, file: ...): undo the navigation instead.
         top_level = self._documents.is_tab(handle)
+        self._contexts.refuse(params, url)  # a frame's too: its reads show it blocked (see frame_tree)
         if top_level:
-            self._contexts.refuse(params, url)
             self._events.emit(NavigationBlocked(clip(url), handle))
         navigation = str(params["navigation"]) if params.get("navigation") else None
         self._undo_later(handle, navigation, url, top_level=top_level)

@@ -8,10 +8,26 @@ On a real browser `SiteServer` serves each host from a loopback address of its o
 
 from __future__ import annotations
 
+import re
+import urllib.request
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from browser_toolset.drivers.mock import Show, Site, button, form, frame, heading, paragraph, textbox
+import pytest
+
+from browser_toolset.drivers.mock import (
+    Page,
+    Show,
+    Site,
+    SiteFormatError,
+    button,
+    form,
+    frame,
+    heading,
+    paragraph,
+    textbox,
+)
+from browser_toolset.testing.site_server import SiteServer
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target, Visit
 from tests.support.session import ok, text
@@ -122,3 +138,35 @@ def test_refs_inside_frames_act_on_their_pages(target: Target) -> None:
         "  paragraph",
         '    text "Consent given."',
     ]
+
+
+def test_the_site_server_serves_each_other_host_from_a_site_of_its_own() -> None:
+    """Each host of the site with pages is served from another loopback name (another site to a browser); a frame's
+    address, on whichever host, points at where that host is served."""
+    with SiteServer(shop()) as server:
+        pay, consent = server.url(f"{PAY}/form"), server.url(f"{CONSENT}/")
+        hosts = {urlsplit(url).hostname for url in (server.url("/"), pay, consent)}
+        assert hosts == {"127.0.0.1", "127.0.0.2", "localhost"}
+        assert server.site_url(pay) == f"{PAY}/form" and server.site_url(consent) == f"{CONSENT}/"
+        with urllib.request.urlopen(server.url("/"), timeout=5) as response:
+            shop_page = response.read().decode()
+        frames = re.findall(r"<iframe src=\"([^\"]*)\" data-m=\"\d+\" aria-label=\"(\w+)\">", shop_page)
+        assert frames[:2] == [(pay, "Payment"), ("/help", "Help")]
+        with urllib.request.urlopen(pay, timeout=5) as response:
+            pay_page = response.read().decode()
+        assert "<title>Pay</title>" in pay_page and f'src="{consent}"' in pay_page
+
+
+def test_the_site_format_declares_frames() -> None:
+    site = Site.from_dict(
+        {
+            "base_url": BASE,
+            "pages": {
+                "/": {"title": "Shop", "elements": [{"role": "iframe", "name": "Payment", "src": f"{PAY}/form"}]},
+                f"{PAY}/form": {"title": "Pay", "elements": [{"role": "button", "name": "Pay now"}]},
+            },
+        }
+    )
+    assert site.resolve(f"{BASE}/") == Page("Shop", (frame("Payment", f"{PAY}/form"),))
+    with pytest.raises(SiteFormatError, match=r"pages\['/'\]\.elements\[0\]\.src: expected str"):
+        Site.from_dict({"pages": {"/": {"elements": [{"role": "iframe", "src": 3}]}}})

@@ -146,7 +146,7 @@ REFUSED: list[tuple[Callable[[], Site], str]] = [
     (one_page(scripts={"window.x": "1"}), "Page.scripts"),
     (one_page(scripts={"window.x": ScriptError("TypeError")}), "Page.scripts"),
     (lambda: Site("https://shop.test").unreachable("down.shop.test"), "unreachable hosts (down.shop.test)"),
-    (lambda: Site("https://shop.test").page("https://other.test/", "Other"), "only pages on the site's own host"),
+    (lambda: Site("https://shop.test").redirect("https://other.test/", "/"), "only pages are served on hosts other"),
     (one_page(button("Leave", Dialog("Sure?", kind="beforeunload"))), "a beforeunload dialog"),
     (one_page(button("Get", Download("/f.csv", error="Network error"))), "Download('/f.csv') fails"),
     (one_page(button("Get", Download("https://cdn.test/f.csv"))), "goes to another host"),
