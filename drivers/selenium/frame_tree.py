@@ -331,11 +331,13 @@ class FrameTree:
 
     def _reachable(self, document: Document) -> bool:
         """Whether the browser runs script in a frame's document: known once a realm was announced for it or a call
-        answered there; otherwise asked once, with a trivial script that must answer within `PROBE_TIMEOUT`."""
-        if document.reachable is not None:
-            return document.reachable
+        answered there; otherwise asked once, with a trivial script that must answer within `PROBE_TIMEOUT`. A realm
+        announced after a probe that went unanswered (a frame Chromium attached late, as it can on a busy machine)
+        makes the frame reachable again: the announcement is asked first."""
         if document.realm() is not None or document.walker is not None:
             return True
+        if document.reachable is not None:
+            return document.reachable
         params = {"expression": "0", "target": {"context": document.context}, "awaitPromise": False}
         try:
             self._documents.command(document.context, "script.evaluate", params, timeout=PROBE_TIMEOUT)
