@@ -104,8 +104,8 @@ class Hit:
 
 
 class FrameTree:
-    """Reads across the documents of a tab (see the module docstring). Holds no state of its own: what is known about
-    a frame's document is its `Document`'s."""
+    """Reads across the documents of a tab (see the module docstring). What is known about a frame's document is its
+    `Document`'s; the tree itself remembers only which frames it has loaded again (`_reloaded`)."""
 
     def __init__(
         self,
@@ -122,6 +122,8 @@ class FrameTree:
         self._walk = walk
         self._read = read
         self._viewport = viewport
+        self._reloaded: set[str] = set()
+        """Frames (by context) loaded again once because Chromium never attached their first document."""
 
     def has_frames(self, handle: str) -> bool:
         return bool(self._documents.frames(handle))
@@ -343,11 +345,25 @@ class FrameTree:
             self._documents.command(document.context, "script.evaluate", params, timeout=PROBE_TIMEOUT)
         except BidiTimeout:
             document.answered(False)
+            self._load_again(document)
             return False
         except BidiError:
             return True  # gone or navigating: the read says so itself
         document.answered(True)
         return True
+
+    def _load_again(self, document: Document) -> None:
+        """Load a frame Chromium never attached once more, as a person's reload of the page would: its next
+        document usually attaches (a read in the meantime shows it loading or out of reach). Once per frame, so a
+        frame that never attaches is not reloaded on every read; nothing was read from or typed into it."""
+        if document.context in self._reloaded:
+            return
+        self._reloaded.add(document.context)
+        params = {"context": document.context, "wait": "none"}
+        try:
+            self._documents.command(document.context, "browsingContext.reload", params, timeout=PROBE_TIMEOUT)
+        except BidiError:  # a timeout included: the frame then stays out of reach, as its line says
+            return
 
     def _state(self, document: Document) -> FrameState:
         return frame_state(document, self._navigations(document))
