@@ -120,6 +120,14 @@ def test_frames_of_every_origin_in_one_tree(target: Target) -> None:
 def test_refs_inside_frames_act_on_their_pages(target: Target) -> None:
     visit = target.visit(shop())
     visit.go("/")
+    # Chromium now and then never attaches a frame of another site when a page is loaded again in a long-lived
+    # browser; the frame's line then tells Claude to reload the page, and Claude would: so does this test, once.
+    reload_note = "reload the page to read it"
+    first = visit.read_until(
+        lambda lines: shows('button "I agree"')(lines) or reload_note in "".join(lines), filter="all"
+    )
+    if reload_note in "".join(first):
+        ok(visit.call("navigate", url="reload"))
     visit.read_until(shows('button "I agree"'), filter="all")
     card = visit.ref('textbox "Card number"')
     ok(visit.call("left_click", target={"type": "ref", "ref": card}))
