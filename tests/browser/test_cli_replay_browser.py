@@ -49,7 +49,9 @@ def turn(*calls: tuple[str, dict[str, object]]) -> str:
     return json.dumps({"role": "assistant", "content": blocks})
 
 
-@pytest.mark.parametrize("browser", BROWSERS)
+# Chromium, as the issue asks: on a loaded machine Firefox's click can return before the link's navigation is
+# announced, so a Firefox recording's tab line may still show the page before, which its mock twin never does.
+@pytest.mark.parametrize("browser", ["chromium"])
 def test_16_7_the_demos_replay_line_exits_0_after_a_demo_on_a_real_browser(browser: Browser, tmp_path: Path) -> None:
     require_browser(browser)
     status, out, err = cli(["demo", "--driver", browser, "--output", str(tmp_path / "demo"), "-q"])
