@@ -30,6 +30,18 @@ __all__ = ["TERMINAL", "Contexts", "NavRecord"]
 
 MAX_NAVIGATIONS = 500
 
+# Firefox sends the request of an <object> or <embed> with the navigation id of the page that holds the element (and
+# that page's context), although it loads into the element: news about it is never news about that navigation.
+_ELEMENT_LOADS = frozenset({"embed", "object"})
+
+
+def navigation_id(params: JSON) -> str | None:
+    """The navigation an event is about, or None: none named, or a network event of an element's own load."""
+    navigation = params.get("navigation")
+    if not navigation or as_dict(params.get("request")).get("destination") in _ELEMENT_LOADS:
+        return None
+    return str(navigation)
+
 TERMINAL: tuple[str, ...] = ("load", "failed", "aborted", "download")
 """Navigation stages after which nothing more happens to a navigation."""
 
@@ -262,13 +274,13 @@ class Contexts:
 
     def _record(self, params: JSON) -> NavRecord | None:
         """The record of the navigation `params` names, created on first sight. Call under the lock."""
-        navigation = params.get("navigation")
-        if not navigation:
+        navigation = navigation_id(params)
+        if navigation is None:
             return None
-        record = self._navigations.get(str(navigation))
+        record = self._navigations.get(navigation)
         if record is None:
             record = NavRecord(
-                str(navigation), str(params.get("context")), str(params.get("url") or ""), self._changes.seq
+                navigation, str(params.get("context")), str(params.get("url") or ""), self._changes.seq
             )
             self._navigations[record.navigation] = record
             if len(self._navigations) > MAX_NAVIGATIONS:

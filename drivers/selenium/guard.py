@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from browser_toolset.values import NavigationBlocked
 
 from .connection import JSON, BidiConnection, BidiError, Handler
-from .contexts import Contexts
+from .contexts import Contexts, navigation_id
 from .documents import Documents
 from .events import EventQueue, as_dict, clip
 
@@ -77,7 +77,8 @@ class UrlGuard:
 
     def _request_sent(self, params: JSON) -> None:
         held = bool(params.get("isBlocked"))
-        if not held and not params.get("navigation"):
+        navigates = navigation_id(params) is not None
+        if not held and not navigates:
             return  # a subresource the egress proxy answers for
         request = as_dict(params.get("request"))
         request_id = str(request.get("request"))
@@ -89,7 +90,7 @@ class UrlGuard:
         if held:
             self._conn.send("network.failRequest", {"request": request_id})
         handle = str(params.get("context"))
-        record = self._contexts.refuse(params, url) if params.get("navigation") else None
+        record = self._contexts.refuse(params, url) if navigates else None
         if record is not None:
             self._events.emit(NavigationBlocked(clip(url), handle))
             self._undo_later(handle, record.navigation, url, top_level=True)
