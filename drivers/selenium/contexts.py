@@ -42,6 +42,7 @@ def navigation_id(params: JSON) -> str | None:
         return None
     return str(navigation)
 
+
 TERMINAL: tuple[str, ...] = ("load", "failed", "aborted", "download")
 """Navigation stages after which nothing more happens to a navigation."""
 
@@ -279,9 +280,7 @@ class Contexts:
             return None
         record = self._navigations.get(navigation)
         if record is None:
-            record = NavRecord(
-                navigation, str(params.get("context")), str(params.get("url") or ""), self._changes.seq
-            )
+            record = NavRecord(navigation, str(params.get("context")), str(params.get("url") or ""), self._changes.seq)
             self._navigations[record.navigation] = record
             if len(self._navigations) > MAX_NAVIGATIONS:
                 for old in list(self._navigations)[: MAX_NAVIGATIONS // 5]:
