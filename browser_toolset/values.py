@@ -14,6 +14,7 @@ from typing import Literal, Union
 import attrs
 
 __all__ = [
+    "CONTEXT_ROLES",
     "STATE_TOKENS",
     "WHOLE_TREE",
     "AXNode",
@@ -138,6 +139,11 @@ class Capture:
     png: bytes = attrs.field(repr=lambda png: f"<{len(png)} bytes>")
     viewport: Size
     clip: Rect | None = None
+
+
+CONTEXT_ROLES = frozenset({"form", "dialog", "alertdialog", "region", "group", "search", "main", "article"})
+"""Containers whose accessible name says what the controls inside them do (a dialog titled "Delete account?"): an
+element's description names the ones around it, whichever side builds it (the executor, or a driver)."""
 
 
 STATE_TOKENS: tuple[str, ...] = (

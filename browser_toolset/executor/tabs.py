@@ -11,16 +11,14 @@ from __future__ import annotations
 import attrs
 
 from ..safety.sanitize import one_line
-from ..values import AXNode
+from ..values import CONTEXT_ROLES, AXNode
 from .errors import ActionError
 from .refs import RefTable
 
-__all__ = ["CONTEXT_ROLES", "Tab", "TabInventory", "check_tab_id", "named_context"]
+__all__ = ["Tab", "TabInventory", "check_tab_id", "named_context"]
 
 TAB_ID_MAX = 4096
 TAB_ID_UNSAFE = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029))
-CONTEXT_ROLES = frozenset({"form", "dialog", "alertdialog", "region", "group", "search", "main", "article"})
-"""Containers whose accessible name says what the controls inside them do (a dialog titled "Delete account?")."""
 
 
 def check_tab_id(tab_id: str) -> None:

@@ -23,12 +23,11 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import attrs
 from ada_url import URL, HostType
 
-from ..executor.errors import ActionError
 
 __all__ = [
     "REFUSED_SCHEME",
@@ -147,6 +146,19 @@ _NETWORKS = tuple((ipaddress.ip_network(net), net, what) for net, what in REFUSE
 _EMBEDDINGS = tuple((ipaddress.ip_network(net), kind) for net, kind in EMBEDDING_NETWORKS)
 
 
+if TYPE_CHECKING:
+    from ..executor.errors import ActionError
+
+
+def _refusal(message: str) -> ActionError:
+    """The `ActionError` Claude reads. Imported when one is made: it is the SDK's `ToolError`, and the Selenium
+    driver, which uses this module's address rules for its egress proxy, then starts without loading the SDK (about
+    two seconds of every driver process's start on a small machine)."""
+    from ..executor.errors import ActionError
+
+    return ActionError(message)
+
+
 def cleaned(url: str) -> str:
     """The URL as a browser's URL parser sees it: C0 controls and spaces trimmed, tabs and newlines dropped."""
     return re.sub(r"[\t\n\r]", "", url.strip(AROUND_TRIM))
@@ -201,7 +213,7 @@ def address_for_navigation(url: str) -> str:
     not parse."""
     text = cleaned(url)
     if not text:
-        raise ActionError("The URL is empty. Give an http or https address, or back, forward or reload.")
+        raise _refusal("The URL is empty. Give an http or https address, or back, forward or reload.")
     if text.startswith(("//", "\\\\", "/\\", "\\/")):
         text = "https:" + text
     elif SCHEME_RE.match(text):
@@ -213,18 +225,18 @@ def address_for_navigation(url: str) -> str:
     else:
         text = "https://" + text
     if _scheme_of(text) not in WEB_SCHEMES:
-        raise ActionError(REFUSED_SCHEME)
+        raise _refusal(REFUSED_SCHEME)
     try:
         parsed = parse_url(text)
     except ValueError as exc:
-        raise ActionError(
+        raise _refusal(
             "The URL could not be parsed: its host or port is malformed. Give a complete http or https address "
             "such as https://example.com/."
         ) from exc
     if parsed.scheme not in WEB_SCHEMES:
-        raise ActionError(REFUSED_SCHEME)
+        raise _refusal(REFUSED_SCHEME)
     if not parsed.host:
-        raise ActionError("The URL has no host name. Give a complete address such as https://example.com/.")
+        raise _refusal("The URL has no host name. Give a complete address such as https://example.com/.")
     return parsed.href
 
 
@@ -484,5 +496,5 @@ class URLPolicy:
         if reason is None:
             return
         if reason.startswith("only http"):
-            raise ActionError(REFUSED_SCHEME)
-        raise ActionError(f"Navigation refused: {reason}.")
+            raise _refusal(REFUSED_SCHEME)
+        raise _refusal(f"Navigation refused: {reason}.")

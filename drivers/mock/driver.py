@@ -17,9 +17,9 @@ import attrs
 from browser_toolset.driver import Driver
 from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
 from browser_toolset.driver_options import DriverOption
-from browser_toolset.executor.tabs import CONTEXT_ROLES
 from browser_toolset.storage_state import StorageState, merged_storage
 from browser_toolset.values import (
+    CONTEXT_ROLES,
     WHOLE_TREE,
     AXSnapshot,
     Capture,

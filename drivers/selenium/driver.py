@@ -179,7 +179,10 @@ class SeleniumDriver(Driver):
                     )
             except BidiError as exc:
                 log.warning("the browser does not accept a download folder: %s", exc)
-        self._tabs.start(str(context["context"]) for context in contexts)
+        first = [str(context["context"]) for context in contexts]
+        self._tabs.start(first)
+        if self.config.family == "chromium":
+            self._tabs.reserve_first(first)
 
     def _listen(self) -> list[str]:
         """Connect the domains to the events they are fed by (before subscribing, so nothing is missed), and return

@@ -66,6 +66,8 @@ class Tabs:
         self._active: str | None = None
         self._parked: set[str] = set()
         """Tabs the driver keeps open but does not report: closing the last tab would end the session."""
+        self._reserved: set[str] = set()
+        """Tabs the browser started with, kept open, unreported and never handed out (see `reserve_first`)."""
         self._unsettled: dict[str, threading.Event] = {}
         """Page-opened tabs still being checked (see `_check_popup`): calls on them wait for the check."""
         self._scrollbars_overlay = config.family == "chromium"
@@ -108,7 +110,7 @@ class Tabs:
 
     def _is_parked(self, handle: str) -> bool:
         with self._lock:
-            return handle in self._parked
+            return handle in self._parked or handle in self._reserved
 
     # --- new tabs -------------------------------------------------------------------------------------------------
 
@@ -245,6 +247,16 @@ class Tabs:
             self._documents.assume_blank(handle)
         return handle
 
+    def reserve_first(self, handles: Iterable[str]) -> None:
+        """Hand out a tab of the driver's own instead of the ones Chromium started with, which stay open, unreported.
+        A script that never yields (`for (;;) {}`) in the tab Chromium starts with often stops every BiDi reply of
+        the session, other tabs included (measured: about half the time), where in a tab opened later it stops only
+        that tab. Closing the first tab is not enough: the oldest tab left then does the same."""
+        handles = list(handles)
+        self.open()
+        with self._lock:
+            self._reserved.update(handles)
+
     def _unpark(self) -> str | None:
         """A parked tab to hand out again, if one is still open."""
         with self._lock:
@@ -272,7 +284,7 @@ class Tabs:
         self.check(handle)
         others = [h for h in self._documents.tabs() if h != handle and not self._is_parked(h)]
         with self._lock:
-            park = not others and not self._parked
+            park = not others and not self._parked and not self._reserved
         self._contexts.expect_close(handle)
         with bidi_errors("close the tab"):
             try:

@@ -163,6 +163,9 @@ def test_a_frozen_page_fails_within_the_deadlines(pages: PageServer) -> None:
         pids, folders, _ = _session_of(driver)
         driver.set_url_guard(lambda url: True)
         handle = driver.list_tabs()[0].handle
+        # another tab, of another site (a page of the same site may share the frozen page's renderer process)
+        other = driver.open_tab()
+        driver.navigate(other, elsewhere.url("form.html"))
         driver.navigate(handle, pages.url("index.html"))
         # Which deadline ended each call is in its error (script_timeout for the script, command_timeout for the
         # capture); the time each took is printed, never asserted.
@@ -176,19 +179,14 @@ def test_a_frozen_page_fails_within_the_deadlines(pages: PageServer) -> None:
             driver.capture(handle)
         print(f"[faults] capture of the frozen page: {capture.value} ({time.monotonic() - started:.1f} s)")
         assert str(capture.value) == "the browser did not capture the page within 4 seconds"
-        # Every later call answers within its deadline. Whether the session still works is Chromium's to say: while a
-        # page spins, its BiDi end sometimes stops answering for every tab (measured: about half the runs on this
-        # 2-core machine), and then each call fails at its deadline, naming it.
-        started = time.monotonic()
-        try:
-            other = driver.open_tab()
-        except DriverError as wedged:
-            print(f"[faults] the session after the freeze: {wedged} ({time.monotonic() - started:.1f} s)")
-            assert str(wedged) == "the browser did not open a tab within 4 seconds"
-        else:
-            print(f"[faults] the session after the freeze opened a tab ({time.monotonic() - started:.1f} s)")
-            driver.navigate(other, elsewhere.url("form.html"))
-            assert driver.capture(other).png.startswith(b"\x89PNG")
+        # The session goes on: the other tab answers, and a new tab opens. (Chromium's BiDi stopped answering for
+        # every tab after such a freeze about half the time, until the driver stopped handing out the tab Chromium
+        # starts with: see `Tabs.reserve_first`.)
+        assert driver.evaluate(other, "document.querySelector('form').id") == "form"
+        assert driver.capture(other).png.startswith(b"\x89PNG")
+        third = driver.open_tab()
+        driver.navigate(third, elsewhere.url("index.html"))
+        assert {tab.handle for tab in driver.list_tabs()} == {handle, other, third}
     finally:
         driver.close()
         elsewhere.close()

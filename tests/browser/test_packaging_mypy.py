@@ -1,6 +1,6 @@
 """Every driver is tied to the `Driver` protocol statically: a driver whose signature drifts from it fails
-`mypy --strict`. In the slow lane (tests/browser/) because it runs mypy over a copy of the package, cold: about a
-minute, more than the whole unit lane."""
+`mypy --strict`. In the slow lane (tests/browser/) because it runs mypy over a copy of the package: seconds from
+the checkout's mypy cache (`tests/support/mypy_cache.py`), about twenty without one."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from browser_toolset.drivers.mock import MockDriver
+from tests.support.mypy_cache import seeded_cache
 
 ROOT = Path(__file__).resolve().parent.parents[1]
 
@@ -30,7 +31,7 @@ def test_renaming_a_driver_keyword_fails_mypy(tmp_path: Path) -> None:
     target.write_text(text[:start] + text[start:end].replace("count: int", "times: int") + text[end:])
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     stdout, _, status = api.run(
-        ["--config-file", str(tmp_path / "pyproject.toml"), "--cache-dir", str(tmp_path / ".mypy_cache"), str(copy)]
+        ["--config-file", str(tmp_path / "pyproject.toml"), "--cache-dir", str(seeded_cache(tmp_path)), str(copy)]
     )
     assert status != 0
     assert 'Signature of "click" incompatible with supertype "browser_toolset.driver.Driver"' in stdout, stdout

@@ -41,6 +41,18 @@ def test_the_protocol_side_imports_neither_executor_nor_sdk() -> None:
     assert out.stdout.strip() == "[]", out.stdout
 
 
+def test_the_drivers_start_without_the_sdk() -> None:
+    """The drivers sit below the executor: a driver's process (the interrupt test's, an MCP server's browser, a
+    user's own script) must not pay the SDK's import, about two seconds on a small machine."""
+    code = (
+        "import sys\n"
+        "import browser_toolset.drivers.selenium, browser_toolset.drivers.mock\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('anthropic', 'browser_toolset.executor'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", out.stdout[:400]
+
+
 def test_public_names_resolve() -> None:
     for name in browser_toolset.__all__:
         assert getattr(browser_toolset, name) is not None, name
