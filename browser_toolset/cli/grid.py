@@ -116,7 +116,7 @@ def _slots() -> list[tuple[str, str, str]]:
     return found
 
 
-def node_config(max_sessions: int = 1) -> str:
+def node_config(max_sessions: int = 1, session_timeout: int | None = None) -> str:
     """A Grid node configuration (TOML) with one driver configuration per local browser, naming its WebDriver
     binary and the browser binary (in the stereotype), with driver detection and Selenium Manager off. Above one
     session per browser the node's own limit is raised to match: Grid caps a node at one session per processor
@@ -134,6 +134,8 @@ def node_config(max_sessions: int = 1) -> str:
     node = "[node]\ndetect-drivers = false\nselenium-manager = false\nenable-managed-downloads = true\n"
     if max_sessions > 1:
         node += f"override-max-sessions = true\nmax-sessions = {max_sessions}\n"
+    if session_timeout is not None:
+        node += f"session-timeout = {session_timeout}\n"
     return node + "\n" + "\n".join(slots)
 
 
@@ -153,9 +155,12 @@ class LocalGrid:
         timeout: float = 90.0,
         host: str = "127.0.0.1",
         max_sessions: int = 1,
+        session_timeout: int | None = None,
     ) -> None:
         self.nodes = nodes
         self.max_sessions = max_sessions
+        self.session_timeout = session_timeout
+        """Seconds a session may stay without traffic before the Grid ends it (None: the Grid's 300)."""
         self.port = port or free_port()
         self.jar = jar
         self.java = java
@@ -197,7 +202,7 @@ class LocalGrid:
         self.folder = Path(tempfile.mkdtemp(prefix="browser-toolset-grid-"))
         try:
             config = self.folder / "node.toml"
-            config.write_text(node_config(self.max_sessions))
+            config.write_text(node_config(self.max_sessions, self.session_timeout))
             base = [java, "-jar", jar]
             if self.nodes <= 0:
                 self._spawn(

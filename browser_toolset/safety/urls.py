@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, TypeAlias
 import attrs
 from ada_url import URL, HostType
 
-
 __all__ = [
     "REFUSED_SCHEME",
     "CachingResolver",

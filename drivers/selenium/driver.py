@@ -58,6 +58,7 @@ from .errors import bidi_errors
 from .events import Changes, EventQueue
 from .guard import UrlGuard
 from .input import Input
+from .keepalive import KeepAlive
 from .launch import LaunchedSession, launch
 from .log import ConsoleLog
 from .navigation import Navigator
@@ -131,6 +132,7 @@ class SeleniumDriver(Driver):
             if self._allows is not None:
                 self.set_url_guard(self._allows)
             self._start()
+            self._keepalive = KeepAlive(self._conn, self.config.keepalive) if started.remote_url else None
             self._session.watch(self._on_death)
         except BaseException:
             self.close()
@@ -372,6 +374,9 @@ class SeleniumDriver(Driver):
     def _teardown(self, *, graceful: bool = True) -> None:
         """End the connection, the browser, every process it started, the proxy and the temporary folders (and a
         remote session's downloads on the Grid's node)."""
+        keepalive = getattr(self, "_keepalive", None)
+        if keepalive is not None:
+            keepalive.stop()
         remote = getattr(self, "_remote_files", None)
         if graceful and remote is not None:
             remote.clear()

@@ -218,6 +218,16 @@ class SeleniumConfig:
             "request until one frees up",
         ),
     )
+    keepalive: float = attrs.field(
+        default=60.0,
+        converter=_seconds,
+        metadata=_option(
+            "keepalive",
+            "a number of seconds above 0",
+            "how often a remote session sends a small command, so that a Selenium Grid does not end it as idle "
+            "(a Grid's session timeout is 300 s unless set otherwise); keep it below the Grid's",
+        ),
+    )
     egress: bool = attrs.field(
         default=True,
         converter=_flag,

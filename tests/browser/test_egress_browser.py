@@ -177,7 +177,8 @@ class AllowedOrigin:
 # --- the suite --------------------------------------------------------------------------------------------------
 
 POLICY = URLPolicy(allow_hosts=["127.0.0.1"], allow_private=True)
-MODES = ("both-layers", "proxy-only")
+MODES = ("proxy-only", "both-layers")
+"""In this order: a scenario's both-layers run reuses the browser of its proxy-only run (see `driver`)."""
 COUNTS: dict[str, dict[str, int]] = {}
 
 
@@ -205,12 +206,38 @@ def origin(internals: list[InternalListener]) -> Iterator[AllowedOrigin]:
 
 
 @pytest.fixture(params=["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
-def driver(request: pytest.FixtureRequest, totals: None) -> Iterator[SeleniumDriver]:
+def driver(
+    request: pytest.FixtureRequest, totals: None, kept: dict[tuple[str, str], SeleniumDriver]
+) -> Iterator[SeleniumDriver]:
     """A browser of its own for each scenario: a hostile page that leaves a browser unwell (a popup Chromium no
-    longer answers for) must not spoil the scenarios after it."""
+    longer answers for) must not spoil the other scenarios. The scenario's two modes share it, proxy-only first
+    on a fresh browser: what that run leaves behind (a registered service worker) can only add connections to the
+    listeners in the both-layers run after it, never make up the proxy-only run's refusals."""
     require_browser(request.param)
-    with SeleniumDriver(SeleniumConfig(browser=request.param, navigation_timeout=10)) as browser:
+    params = request.node.callspec.params
+    scenario, mode = params.get("scenario", ""), params.get("mode", "")
+    key = (request.param, scenario)
+    for other in [k for k in kept if k != key]:
+        kept.pop(other).close()
+    browser = kept.pop(key, None) if mode == "both-layers" else None
+    if browser is None:
+        browser = SeleniumDriver(SeleniumConfig(browser=request.param, navigation_timeout=10))
+    try:
         yield browser
+    finally:
+        if mode == "proxy-only" and browser.dead() is None:
+            kept[key] = browser
+        else:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def kept() -> Iterator[dict[tuple[str, str], SeleniumDriver]]:
+    """The browser a scenario's proxy-only run leaves for its both-layers run (closed when another scenario starts)."""
+    browsers: dict[tuple[str, str], SeleniumDriver] = {}
+    yield browsers
+    for browser in browsers.values():
+        browser.close()
 
 
 @pytest.fixture(scope="module")

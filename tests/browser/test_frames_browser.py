@@ -235,7 +235,7 @@ def test_sandboxed_refused_and_late_frames(driver: SeleniumDriver, server: PageS
     policy = URLPolicy(allow_hosts=["127.0.0.1", "127.0.0.2"], allow_private=True)
     session = Session(BrowserToolset(driver, navigation=policy))
     mark, third = server.mark(), "http://localhost:" + server.base.rsplit(":", 1)[1]
-    query = f"?other={quote(other.base, safe='')}&refused={quote(third, safe='')}&late=/slow%3Fms%3D10000"
+    query = f"?other={quote(other.base, safe='')}&refused={quote(third, safe='')}&late=/slow%3Fms%3D5000"
     ok(session.call("navigate", url=server.url("frames/kinds.html") + query))
     tree = text(ok(session.call("read_page", filter="all")))
     bodies = [body for _, body, _ in lines(tree)]
@@ -259,7 +259,7 @@ def test_sandboxed_refused_and_late_frames(driver: SeleniumDriver, server: PageS
         now = [body for _, body, _ in lines(text(ok(session.call("read_page", filter="all"))))]
         return loaded in now and now[now.index(loaded) + 1 : now.index(loaded) + 3] == [
             "paragraph",
-            'text "slow 10000 ms"',
+            'text "slow 5000 ms"',
         ]
 
     wait_until(chat_read, timeout=40, interval=0.5)

@@ -37,6 +37,12 @@ def grid_jar() -> str | None:
     return find_jar()
 
 
+SESSION_TIMEOUT = 90
+"""The test Grid ends a session after 90 quiet seconds, not 300: the shared Grid browsers often wait longer than
+that between their tests (the workers steal tests from each other in any order), so every Grid test after such a
+wait shows that the driver's keepalive (60 s by default) keeps a quiet session alive."""
+
+
 @contextmanager
 def standalone_grid(timeout: float = 90.0) -> Iterator[str]:
     """Start Grid standalone and yield its URL; raise RuntimeError (with the log's tail) if it does not come up."""
@@ -44,7 +50,7 @@ def standalone_grid(timeout: float = 90.0) -> Iterator[str]:
     if not jar:
         raise FileNotFoundError("no Selenium Grid jar (run scripts/test, which fetches the jar)")
     try:
-        grid = LocalGrid(jar=jar, timeout=timeout).start()
+        grid = LocalGrid(jar=jar, timeout=timeout, session_timeout=SESSION_TIMEOUT).start()
     except GridError as exc:
         raise RuntimeError(str(exc)) from exc
     _RUNNING[grid.url] = grid
