@@ -79,6 +79,10 @@ def pytest_make_collect_report(
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The `long` tests first (in their order), then the rest: under pytest-xdist each worker takes tests from the
+    # front of the list and steals from the others' ends, so a long test taken last would keep one worker running
+    # alone for its whole length.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
     for item in items:
         if Path(str(item.path)).resolve().is_relative_to(BROWSER):
             item.add_marker(pytest.mark.browser)

@@ -84,6 +84,11 @@ class EgressDecision:
     kind: FailureKind = "policy"
 
 
+_CONNECTION_FAILURES = ("TUNNEL", "PROXY", "EMPTY_RESPONSE", "CONNECTION", "NET_RESET", "NET_INTERRUPT", "UNKNOWN_HOST")
+"""Words of the browsers' errors for a connection the proxy did not make (Chromium's ERR_TUNNEL_CONNECTION_FAILED,
+ERR_EMPTY_RESPONSE; Firefox's NS_ERROR_PROXY_*, NS_ERROR_NET_RESET ...): the errors `explain` may say more about."""
+
+
 @attrs.frozen
 class EgressFailure:
     """A connection the proxy did not make: where to, why (`kind`, and `reason` in words), and when (`seq`, counting
@@ -365,9 +370,14 @@ class EgressProxy:
         def rewrite(error: BidiError) -> BidiError:
             with self._lock:
                 met = [failure for failure in self.failures if failure.seq > since]
+            here = [failure for failure in met if (failure.host, failure.port) == (host, port)]
+            if not here and not any(word in error.message.upper() for word in _CONNECTION_FAILURES):
+                # The browser failed the navigation for a reason of its own (a redirect to file:, corrupted
+                # content): a failure of some other connection meanwhile (the browser's own update checks) is
+                # not why.
+                return error
             if not met:
                 return error
-            here = [failure for failure in met if (failure.host, failure.port) == (host, port)]
             return BidiError(error.method, error.error, (here or met)[-1].sentence())
 
         return rewrite

@@ -17,6 +17,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from browser_toolset.testing.plugin import unavailable
 from tests.support.server import serve
 from tests.support.walker import WalkerBrowser
@@ -45,6 +47,7 @@ def _find(results: list[dict[str, Any]], case: dict[str, Any]) -> dict[str, Any]
     return results[nth] if nth < len(results) else None
 
 
+@pytest.mark.long
 def test_accname_wpt(walker_browser: WalkerBrowser) -> None:
     cases_file = CORPUS / "cases.json"
     if not cases_file.is_file():

@@ -64,6 +64,7 @@ def test_16_7_the_demos_replay_line_exits_0_after_a_demo_on_a_real_browser(brows
     assert out.splitlines()[-1] == "0 of 19 calls differ"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", BROWSERS)
 def test_16_7_a_session_recorded_on_a_browser_replays_on_it_with_its_settings(
     browser: Browser, tmp_path: Path, server: PageServer

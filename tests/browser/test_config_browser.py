@@ -11,6 +11,7 @@ from browser_toolset.config import load_settings, open_toolset
 from browser_toolset.testing.plugin import require_browser
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
 def test_a_persistent_profile_dir_is_used_and_kept(browser: str, tmp_path: Path) -> None:
     # a browser of its own: the profile folder is a launch option

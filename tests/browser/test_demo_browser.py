@@ -15,6 +15,7 @@ from browser_toolset.testing.plugin import require_browser
 from tests.unit.test_demo import check_session
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
 def test_the_demo_on_a_headless_browser(
     tmp_path: Path, browser: Literal["chromium", "firefox"], monkeypatch: pytest.MonkeyPatch

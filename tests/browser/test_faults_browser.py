@@ -120,6 +120,7 @@ def test_a_killed_webdriver_binary_takes_the_browser_with_it(browser: str) -> No
     assert [folder for folder in folders if os.path.exists(folder)] == []
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", BROWSERS)
 def test_restart_on_starts_a_fresh_browser_and_reports_its_tabs(browser: str, pages: PageServer) -> None:
     require_browser(browser)  # type: ignore[arg-type]
@@ -313,6 +314,7 @@ class _Silent:
             conn.close()
 
 
+@pytest.mark.long
 def test_a_hung_script_and_a_silent_server_fail_at_their_deadlines_and_the_session_goes_on(pages: PageServer) -> None:
     """Through the executor on Chromium: a script that never returns (`javascript_exec` of `while (true) {}`) and a
     server that never answers (`navigate`) each end in an error result naming its configured deadline; the

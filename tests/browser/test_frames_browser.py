@@ -230,6 +230,7 @@ def test_a_payment_frame_of_another_site_through_a_grid(
     run_shop_scenario(guarded(grid_driver), server, other, uploads)
 
 
+@pytest.mark.long
 def test_sandboxed_refused_and_late_frames(driver: SeleniumDriver, server: PageServer, other: PageServer) -> None:
     """The URL policy allows the first two sites, not the third (localhost), where the refused frame's page is."""
     policy = URLPolicy(allow_hosts=["127.0.0.1", "127.0.0.2"], allow_private=True)

@@ -42,6 +42,7 @@ def roomy_grid() -> Iterator[str]:
         grid.stop()
 
 
+@pytest.mark.long
 def test_four_concurrent_clients_through_a_grid_each_see_only_their_own_tabs(
     roomy_grid: str, server: PageServer
 ) -> None:

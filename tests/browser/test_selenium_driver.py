@@ -91,6 +91,7 @@ def test_option_strings_and_python_values_make_the_same_config() -> None:
         "navigation_timeout": "2.5",
         "command_timeout": "5",
         "script_timeout": "7",
+        "keepalive": "45",
         "args": "--a  --b",
         "download_dir": "",
         "browser_binary": "/opt/firefox",
@@ -105,6 +106,7 @@ def test_option_strings_and_python_values_make_the_same_config() -> None:
         navigation_timeout=2.5,
         command_timeout=5,
         script_timeout=7,
+        keepalive=45,
         extra_args=["--a", "--b"],
         browser_binary="/opt/firefox",
     )
@@ -116,7 +118,7 @@ def test_option_strings_and_python_values_make_the_same_config() -> None:
     assert {option.key for option in options()} == {
         "browser", "remote", "viewport", "headless", "download_dir", "browser_binary", "driver_binary", "dialogs",
         "navigation_timeout", "command_timeout", "script_timeout", "args", "profile_dir", "egress", "restart",
-        "session_timeout",
+        "session_timeout", "keepalive",
     }  # fmt: skip
 
 

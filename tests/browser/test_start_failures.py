@@ -94,6 +94,7 @@ def long_tmpdir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", BROWSERS)
 def test_16_2_long_tmpdir(browser: str, long_tmpdir: Path, server: PageServer) -> None:
     require_browser(browser)  # type: ignore[arg-type]

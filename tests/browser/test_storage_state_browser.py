@@ -37,6 +37,7 @@ def site() -> Iterator[PageServer]:
     server.close()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kind", ["chromium", "firefox"])
 def test_a_sign_in_saved_on_one_browser_loads_on_the_other(kind: str, site: PageServer, tmp_path: Path) -> None:
     other = "firefox" if kind == "chromium" else "chromium"

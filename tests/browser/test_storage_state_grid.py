@@ -34,6 +34,7 @@ def _playwright_state(server: PageServer) -> dict[str, object]:
     }
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", BROWSERS)
 def test_a_grid_session_loads_and_saves_storage_state(
     browser: Browser, grid: str, server: PageServer, tmp_path: Path

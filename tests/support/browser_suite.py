@@ -154,7 +154,8 @@ class MemberSuite(SmokeSuite):
         result = session.call("navigate", url=url)
         why = {"chromium": "net::ERR_UNSAFE_REDIRECT", "firefox": "Error: NS_ERROR_CORRUPTED_CONTENT"}
         assert result.get("is_error") is True
-        assert texts(result) == [f"Error: the browser could not load {url}: {why[session.driver.config.browser]}"]
+        expected = f"Error: the browser could not load {url}: {why[session.driver.config.browser]}"
+        assert texts(result) == [expected], texts(result)
         tabs = state(ok(session.call("list_tabs")))["tabs"]
         assert not tabs[0]["url"].startswith("file:")
 

@@ -37,6 +37,10 @@ def grid_jar() -> str | None:
     return find_jar()
 
 
+SLOTS = 3
+"""Sessions per browser the test Grid runs at once: the worker's shared Grid browser of that kind holds one for the
+whole run, and a test may open two of its own beside it (a Grid with no free slot holds a request for minutes)."""
+
 SESSION_TIMEOUT = 90
 """The test Grid ends a session after 90 quiet seconds, not 300: the shared Grid browsers often wait longer than
 that between their tests (the workers steal tests from each other in any order), so every Grid test after such a
@@ -50,7 +54,7 @@ def standalone_grid(timeout: float = 90.0) -> Iterator[str]:
     if not jar:
         raise FileNotFoundError("no Selenium Grid jar (run scripts/test, which fetches the jar)")
     try:
-        grid = LocalGrid(jar=jar, timeout=timeout, session_timeout=SESSION_TIMEOUT).start()
+        grid = LocalGrid(jar=jar, timeout=timeout, max_sessions=SLOTS, session_timeout=SESSION_TIMEOUT).start()
     except GridError as exc:
         raise RuntimeError(str(exc)) from exc
     _RUNNING[grid.url] = grid
