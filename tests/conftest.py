@@ -3,7 +3,7 @@
 Lanes, by folder: `tests/unit/` never touches a browser (collection fails if one of its tests is marked for one
 or asks for a browser fixture), every test under `tests/browser/` is marked `browser` (and `firefox` / `grid`
 where its parameters name them), and `tests/conformance/` runs each test per driver, the real ones marked on
-their parameters. The browsers are session-wide fixtures, so under pytest-xdist (`scripts/test` runs two
+their parameters. The browsers are session-wide fixtures, so under pytest-xdist (`scripts/test` runs three
 workers) each worker starts each kind at most once.
 
 Fixtures: `server` serves `tests/pages/` on 127.0.0.1 for the whole session, `grid` is a Selenium Grid standalone
