@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -403,7 +404,13 @@ class SeleniumDriver(Driver):
         if self._death is not None:
             return self._death
         if self._conn.closed:
-            return self._session.death() or "the connection to the browser closed"
+            # A process that dies closes its sockets a moment before it can be seen to have exited: give the
+            # session half a second to say which one it was.
+            deadline = time.monotonic() + 0.5
+            while (why := self._session.death()) is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self._death = why or "the connection to the browser closed"
+            return self._death
         return None
 
     def _revive(self, call: str) -> None:

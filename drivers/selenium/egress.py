@@ -89,6 +89,16 @@ _CONNECTION_FAILURES = ("TUNNEL", "PROXY", "EMPTY_RESPONSE", "CONNECTION", "NET_
 ERR_EMPTY_RESPONSE; Firefox's NS_ERROR_PROXY_*, NS_ERROR_NET_RESET ...): the errors `explain` may say more about."""
 
 
+_BROWSER_SERVICES = ("mozilla.com", "mozilla.net", "mozilla.org", "firefox.com", "google.com", "googleapis.com",
+                     "gvt1.com", "gstatic.com")  # fmt: skip
+"""Domains of the services Firefox and Chromium call on their own (remote settings, updates, sign-in, autofill):
+their refused connections happen at any moment, so none is taken for where a navigation's redirect led."""
+
+
+def _browser_service(host: str) -> bool:
+    return any(host == domain or host.endswith("." + domain) for domain in _BROWSER_SERVICES)
+
+
 @attrs.frozen
 class EgressFailure:
     """A connection the proxy did not make: where to, why (`kind`, and `reason` in words), and when (`seq`, counting
@@ -371,12 +381,15 @@ class EgressProxy:
             with self._lock:
                 met = [failure for failure in self.failures if failure.seq > since]
             here = [failure for failure in met if (failure.host, failure.port) == (host, port)]
-            if not here and not any(word in error.message.upper() for word in _CONNECTION_FAILURES):
-                # The browser failed the navigation for a reason of its own (a redirect to file:, corrupted
-                # content): a failure of some other connection meanwhile (the browser's own update checks) is
-                # not why.
-                return error
-            if not met:
+            if not here:
+                if not any(word in error.message.upper() for word in _CONNECTION_FAILURES):
+                    # The browser failed the navigation for a reason of its own (a redirect to file:, corrupted
+                    # content): a failure of some other connection meanwhile is not why.
+                    return error
+                # where a redirect led: the browser's own services (update checks, remote settings) call out
+                # at any moment, and are never where a page leads
+                met = [failure for failure in met if not _browser_service(failure.host)]
+            if not (here or met):
                 return error
             return BidiError(error.method, error.error, (here or met)[-1].sentence())
 

@@ -260,6 +260,16 @@ def _options(
             "toolkit.telemetry.enabled": False,
             "network.captive-portal-service.enabled": False,
             "network.connectivity-service.enabled": False,
+            "services.settings.server": "data:,#remote-settings-off/v1",
+            "browser.region.network.url": "",
+            "browser.region.update.enabled": False,
+            "extensions.update.enabled": False,
+            "extensions.getAddons.cache.enabled": False,
+            "browser.safebrowsing.malware.enabled": False,
+            "browser.safebrowsing.phishing.enabled": False,
+            "browser.safebrowsing.blockedURIs.enabled": False,
+            "identity.fxaccounts.enabled": False,
+            "geo.provider.network.url": "",
             **(firefox_egress_prefs(proxy_port) if proxy_port else {}),
         }.items():
             options.set_preference(pref, value)

@@ -28,8 +28,6 @@ from tests.unit.test_mcp_http import MODES, ROOT, http_server, ok, ref_of, texts
 
 pytestmark = pytest.mark.browser
 
-BROWSERS = ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)]
-
 
 def stdio_client(browser: str, mode: str, env: dict[str, str] | None = None) -> Client:
     args = ["-m", "browser_toolset.mcp", "--driver", "selenium", "--browser", browser, "--allow-private"]
@@ -48,8 +46,11 @@ async def _browse(client: Client, server: PageServer) -> dict[str, Any]:
     return seen
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("browser", BROWSERS)
+# Each browser, and each protocol version (MODES), on a real browser once: the protocol is the MCP layer's, the same
+# for either browser (tests/unit/test_mcp_http.py runs both versions over every transport on the mock).
+@pytest.mark.parametrize(
+    ("browser", "mode"), [("chromium", MODES[0]), pytest.param("firefox", MODES[1], marks=pytest.mark.firefox)]
+)
 def test_stdio_on_a_real_browser(browser: str, mode: str, server: PageServer) -> None:
     require_browser(browser)  # type: ignore[arg-type]
 
