@@ -84,11 +84,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # alone for its whole length.
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
     for item in items:
-        # Every test on the shared Grid runs on one worker (`--dist loadgroup`): one Grid, and one Grid browser of
-        # each kind, for the whole run instead of one per worker (a Grid is a Java server: seconds of both cores
-        # to start).
-        if "grid" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("grid"))
+        # Under `--dist loadgroup` (scripts/test) a worker takes a whole module at a time, so that a module's
+        # fixtures (a browser of its own, a server) start once, not on every worker; and every test on the shared
+        # Grid runs on one worker: one Grid and one Grid browser of each kind for the whole run, not one per worker
+        # (a Grid is a Java server: seconds of both cores to start).
+        shared_grid = "grid" in getattr(item, "fixturenames", ())
+        item.add_marker(pytest.mark.xdist_group("grid" if shared_grid else Path(str(item.path)).name))
         if Path(str(item.path)).resolve().is_relative_to(BROWSER):
             item.add_marker(pytest.mark.browser)
             words = _words(item)
