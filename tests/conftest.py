@@ -78,6 +78,7 @@ def pytest_make_collect_report(
     return report
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The `long` tests first (in their order), then the rest: under pytest-xdist each worker takes tests from the
     # front of the list and steals from the others' ends, so a long test taken last would keep one worker running
