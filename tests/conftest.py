@@ -78,19 +78,13 @@ def pytest_make_collect_report(
     return report
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The `long` tests first (in their order), then the rest: under pytest-xdist each worker takes tests from the
     # front of the list and steals from the others' ends, so a long test taken last would keep one worker running
     # alone for its whole length.
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
     for item in items:
-        # Under `--dist loadgroup` (scripts/test) a worker takes a whole module at a time, so that a module's
-        # fixtures (a browser of its own, a server) start once, not on every worker; and every test on the shared
-        # Grid runs on one worker: one Grid and one Grid browser of each kind for the whole run, not one per worker
-        # (a Grid is a Java server: seconds of both cores to start).
-        shared_grid = "grid" in getattr(item, "fixturenames", ())
-        item.add_marker(pytest.mark.xdist_group("grid" if shared_grid else Path(str(item.path)).name))
+
         if Path(str(item.path)).resolve().is_relative_to(BROWSER):
             item.add_marker(pytest.mark.browser)
             words = _words(item)
