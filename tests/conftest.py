@@ -78,13 +78,18 @@ def pytest_make_collect_report(
     return report
 
 
+def _longest_first(item: pytest.Item) -> tuple[bool, float]:
+    """`long` tests first, the ones marked with more seconds (`long(90)`) earlier still."""
+    mark = item.get_closest_marker("long")
+    return mark is None, -float(mark.args[0]) if mark is not None and mark.args else 0.0
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # The `long` tests first (in their order), then the rest: under pytest-xdist each worker takes tests from the
     # front of the list and steals from the others' ends, so a long test taken last would keep one worker running
     # alone for its whole length.
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    items.sort(key=_longest_first)
     for item in items:
-
         if Path(str(item.path)).resolve().is_relative_to(BROWSER):
             item.add_marker(pytest.mark.browser)
             words = _words(item)

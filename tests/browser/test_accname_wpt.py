@@ -47,7 +47,7 @@ def _find(results: list[dict[str, Any]], case: dict[str, Any]) -> dict[str, Any]
     return results[nth] if nth < len(results) else None
 
 
-@pytest.mark.long
+@pytest.mark.long(25)
 def test_accname_wpt(walker_browser: WalkerBrowser) -> None:
     cases_file = CORPUS / "cases.json"
     if not cases_file.is_file():

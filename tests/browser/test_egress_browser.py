@@ -421,6 +421,7 @@ def test_nothing_reaches_the_internal_listeners(
 REFRESHES = {"meta-refresh": _meta_refresh, "refresh-header": _refresh_header}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("scenario", list(REFRESHES))
 def test_refreshes_reach_nothing_and_answer_promptly(

@@ -155,6 +155,7 @@ def test_restart_on_starts_a_fresh_browser_and_reports_its_tabs(browser: str, pa
     assert [folder for folder in new_folders if os.path.exists(folder)] == []
 
 
+@pytest.mark.long
 def test_a_frozen_page_fails_within_the_deadlines(pages: PageServer) -> None:
     require_browser("chromium")
     config = SeleniumConfig(browser="chromium", script_timeout=2, command_timeout=4)
@@ -259,6 +260,7 @@ def test_a_signalled_exec_leaves_no_process_or_folder(signal_number: int, pages:
         assert os.listdir(scratch) == []
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("browser", BROWSERS)
 def test_a_sigkilled_exec_leaves_no_process_or_folder(browser: str, pages: PageServer) -> None:
     """SIGKILL runs no handler of ours: the session's reaper (a process of its own, `launch.start_reaper`) sees our

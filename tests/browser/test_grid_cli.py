@@ -88,6 +88,7 @@ def jar() -> str:
     return found
 
 
+@pytest.mark.long
 @pytest.mark.grid
 @pytest.mark.parametrize(("nodes", "stop_with"), [(0, signal.SIGTERM), (1, signal.SIGINT)])
 def test_grid_starts_prints_its_url_and_stops_cleanly(jar: str, nodes: int, stop_with: signal.Signals) -> None:
@@ -216,6 +217,7 @@ def test_the_examples_differ_only_in_remote_and_browser() -> None:
     assert meaningful("firefox.toml") == meaningful("grid-firefox.toml") == meaningful("grid-chromium.toml")
 
 
+@pytest.mark.long
 @pytest.mark.browser
 @pytest.mark.firefox
 def test_run_on_local_firefox_from_the_example_config(fake_api: tuple[str, Path], server: PageServer) -> None:
@@ -224,6 +226,7 @@ def test_run_on_local_firefox_from_the_example_config(fake_api: tuple[str, Path]
     check_run(run_task(EXAMPLES / "firefox.toml", fake_api, server), fake_api[1], server, mark)
 
 
+@pytest.mark.long
 @pytest.mark.grid
 @pytest.mark.parametrize("browser", ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)])
 def test_run_through_the_grid(

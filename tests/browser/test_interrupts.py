@@ -148,7 +148,7 @@ def _points(browser: str, seed: int) -> list[Run]:
     return runs
 
 
-@pytest.mark.long
+@pytest.mark.long(90)
 @pytest.mark.firefox
 def test_16_10_ctrl_c_while_starting_or_closing_leaves_nothing_on_either_browser() -> None:
     require_browser("chromium")

@@ -27,6 +27,7 @@ from tests.support.server import PageServer
 from tests.unit.test_mcp_http import MODES, ROOT, http_server, ok, ref_of, texts
 
 pytestmark = pytest.mark.browser
+BROWSERS = ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)]
 
 
 def stdio_client(browser: str, mode: str, env: dict[str, str] | None = None) -> Client:
@@ -46,11 +47,9 @@ async def _browse(client: Client, server: PageServer) -> dict[str, Any]:
     return seen
 
 
-# Each browser, and each protocol version (MODES), on a real browser once: the protocol is the MCP layer's, the same
-# for either browser (tests/unit/test_mcp_http.py runs both versions over every transport on the mock).
-@pytest.mark.parametrize(
-    ("browser", "mode"), [("chromium", MODES[0]), pytest.param("firefox", MODES[1], marks=pytest.mark.firefox)]
-)
+@pytest.mark.long
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("browser", BROWSERS)
 def test_stdio_on_a_real_browser(browser: str, mode: str, server: PageServer) -> None:
     require_browser(browser)  # type: ignore[arg-type]
 
@@ -69,6 +68,7 @@ def test_stdio_on_a_real_browser(browser: str, mode: str, server: PageServer) ->
         assert png.size == (1280, 800)
 
 
+@pytest.mark.long
 @pytest.mark.grid
 def test_http_in_front_of_a_grid_gives_each_client_its_own_grid_session(grid: str, server: PageServer) -> None:
     require_browser("chromium")

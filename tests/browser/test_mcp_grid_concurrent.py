@@ -42,7 +42,7 @@ def roomy_grid() -> Iterator[str]:
         grid.stop()
 
 
-@pytest.mark.long
+@pytest.mark.long(30)
 def test_four_concurrent_clients_through_a_grid_each_see_only_their_own_tabs(
     roomy_grid: str, server: PageServer
 ) -> None:

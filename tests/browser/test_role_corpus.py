@@ -356,7 +356,7 @@ def score_corpus(driver: SeleniumDriver, tab: str, server: PageServer, corpus: d
     return score
 
 
-@pytest.mark.long
+@pytest.mark.long(40)
 def test_role_corpus(
     driver: SeleniumDriver, tab: str, browser_kind: str, corpus: dict[str, Any], corpus_server: PageServer
 ) -> None:

@@ -116,6 +116,7 @@ def test_a_refused_option_ends_the_command_with_status_2(
     assert capsys.readouterr().err.startswith("browser-toolset: --host 0.0.0.0 needs a bearer token")
 
 
+@pytest.mark.long
 def test_python_m_is_the_cli_command() -> None:
     for argv in (["-m", "browser_toolset.mcp"], ["-m", "browser_toolset.cli", "mcp"]):
         completed = subprocess.run(
