@@ -139,6 +139,21 @@ def node_config(max_sessions: int = 1, session_timeout: int | None = None) -> st
     return node + "\n" + "\n".join(slots)
 
 
+def _grid_environment() -> dict[str, str]:
+    """The Grid's environment, with a TMPDIR short enough for the sockets its browsers make there (Chromium's
+    singleton socket, in a folder under TMPDIR, passes the Unix limit of 107 bytes when TMPDIR is 33 characters or
+    longer, and the browser exits at start): the local driver's rule, `scratch.scratch_base`."""
+    from browser_toolset.driver_errors import DriverError
+    from browser_toolset.drivers.selenium.scratch import scratch_base
+
+    environment = dict(os.environ)
+    try:
+        environment["TMPDIR"] = scratch_base()
+    except DriverError:
+        pass  # no short folder is writable: the browser's own error will say so
+    return environment
+
+
 class LocalGrid:
     """A Selenium Grid on 127.0.0.1: `standalone` (nodes=0) or a hub and `nodes` nodes. `start()` returns once it
     is ready (or raises `GridError` with the log's tail); `url` is its address; `stop()` ends every process it
@@ -180,7 +195,9 @@ class LocalGrid:
         self._logs.append(log)
         # each process leads a process group of its own, which the browsers it starts join
         self.processes.append(
-            subprocess.Popen(list(args), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            subprocess.Popen(
+                list(args), stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=_grid_environment()
+            )
         )
 
     def start(self) -> LocalGrid:
