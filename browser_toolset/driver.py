@@ -150,6 +150,7 @@ OPTIONAL_FEATURES: tuple[Feature, ...] = (
     Feature("region capture", ("capture_region",)),
     Feature("storage state", ("storage_state", "load_storage_state")),
     Feature("secrets", ("document_url", "secret_boxes")),
+    Feature("key targets", ("key_target",)),
 )
 """What a driver may leave out. `capture_region`'s protocol body is a fallback rather than a refusal: it captures the
 whole viewport, which `zoom` then crops."""
@@ -342,6 +343,17 @@ class Driver(Protocol):
         land on an overlay is reported instead of made, and a `confirm` hook judges a coordinate click by it.
         Raises `ElementGone` when `of` no longer names an element. No scrolling."""
         raise _unimplemented(self, "element_at")
+
+    def key_target(self, handle: str, key: str, moved: bool = False) -> ElementAtPoint | None:
+        """What a press of `key` (`Enter` or `" "`, the space bar) at the focused element would activate, described
+        as `element_at` describes a hit (`within` None), or None when it activates nothing (typing into a field, no
+        focus): a focused button or link itself; for Enter in a single-line field of a form, the form's default
+        button (the first submit button), or, for a form without one that this field alone can submit, a `button`
+        named `Submit` with the field's key and the form's `action`. `moved`: keys pressed before it in the same call move
+        the focus, so only a form the focus is in now can tell what the press submits. Read just before a key call,
+        so the confirmation gate judges Enter on a checkout field as the checkout's own button. Optional (without
+        it, key presses are not judged)."""
+        raise _unimplemented(self, "key_target")
 
     @abstractmethod
     def set_value(self, handle: str, key: str, value: FormValue) -> str:

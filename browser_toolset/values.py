@@ -14,6 +14,7 @@ from typing import Literal, Union
 import attrs
 
 __all__ = [
+    "ACTION_FORMS",
     "CONTEXT_ROLES",
     "STATE_TOKENS",
     "WHOLE_TREE",
@@ -166,6 +167,17 @@ STATE_TOKENS: tuple[str, ...] = (
 """The state words an `AXNode` may carry, in the order `read_page` prints them. A driver reports only these."""
 
 
+ACTION_FORMS = (
+    "GET <url>: a link with an address, which loads it",
+    "SCRIPT: a link that loads nothing (`javascript:`, a fragment of its own page): its click runs the page's script",
+    "<METHOD> <url>: a control that submits its form (the form's method and action, or the control's own formmethod "
+    "and formaction), such as `POST https://shop.example/checkout/place`",
+    "DIALOG: a control that submits a `method=dialog` form, which closes the dialog it is in",
+)
+"""The shapes of `AXNode.action` and `ElementAtPoint.action`; every other element has an empty one. The URL is
+absolute, as the browser resolves it, and untrusted like everything else the page says."""
+
+
 @attrs.frozen
 class AXNode:
     """One node of a driver-neutral accessibility tree.
@@ -179,7 +191,8 @@ class AXNode:
     intersecting the viewport; `interactive` is focusable, clickable or editable. `input_type` is the type of a
     field whose value has a shape its role does not tell (`date`, `time`, `datetime-local`, `month`, `week`,
     `number`, `email`, `tel`, `url`, `color`, `range`: an HTML input's type), empty for every other node;
-    `read_page` prints it with the format a value must have (`tree_text.INPUT_FORMATS`)."""
+    `read_page` prints it with the format a value must have (`tree_text.INPUT_FORMATS`). `action` is what
+    activating the element loads (`ACTION_FORMS`), for the confirmation gate; `read_page` never prints it."""
 
     role: str
     name: str = ""
@@ -194,6 +207,7 @@ class AXNode:
     in_viewport: bool = True
     interactive: bool = False
     input_type: str = ""
+    action: str = ""
     children: tuple[AXNode, ...] = ()
 
     def walk(self) -> list[AXNode]:
@@ -233,6 +247,8 @@ class ElementAtPoint:
     name: str
     within: bool | None = None
     context: tuple[str, ...] = ()
+    action: str = ""
+    """What activating the element loads, as `AXNode.action`."""
 
 
 SnapshotFilter = Literal["all", "visible", "interactive"]

@@ -40,6 +40,19 @@ class Tab:
     """The accessibility tree of the tab's last read, which the refs Claude holds came from."""
 
 
+def find_node(tree: AXNode | None, key: str) -> AXNode | None:
+    """The node of the element `key` in `tree`, or None."""
+    if tree is None:
+        return None
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.key == key:
+            return node
+        stack.extend(node.children)
+    return None
+
+
 def named_context(tree: AXNode | None, key: str) -> tuple[str, ...]:
     """The names of the named forms, dialogs and regions around the element `key` in `tree`, nearest first."""
     if tree is None:

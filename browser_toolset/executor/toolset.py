@@ -76,11 +76,12 @@ from anthropic.types.beta import (
     BetaBrowserZoomInput,
 )
 
-from ..driver import Driver
+from ..driver import Driver, implements
 from ..driver_errors import DriverError, ElementGone, NotSupported, TabGone
 from ..frame_notes import frame_around
 from ..safety.sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
 from ..safety.secrets import Secrets
+from ..safety.targets import Found, KeyPress
 from ..safety.urls import URLPolicy, address_for_navigation
 from ..values import (
     WHOLE_TREE,
@@ -120,7 +121,7 @@ from .limits import check_input
 from .options import DocumentResolver, ToolsetOptions
 from .sdk_surface import AnySDKToolset, SyncToolsetBase, held_changes, put_back_changes
 from .secret_driver import guard_secrets
-from .tabs import Tab, TabInventory, check_tab_id, named_context
+from .tabs import Tab, TabInventory, check_tab_id, find_node, named_context
 
 __all__ = ["BrowserToolset", "TabView"]
 
@@ -429,26 +430,38 @@ class BrowserToolset(SyncToolsetBase):
                 return self._entry(info)
         raise ActionError(f"{tab.tab_id} is no longer open. Call list_tabs to see the open tabs.")
 
-    def describe_ref(
-        self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget
-    ) -> tuple[str, str, tuple[str, ...], str | None] | None:
+    def describe_ref(self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget | KeyPress) -> Found | None:
         """What a call's target names: its role, its accessible name, the names of the forms and dialogs around
-        it, and the origin of the frame it is in (None on the page's own document). For a ref, from what Claude was
-        shown (no page read); for a coordinate, the element under that point now (one page read), found with the
-        same screenshot-to-CSS mapping the click uses, so a button clicked by coordinate is judged exactly as by
-        ref. None when the tab, the ref or the point is unknown. For a `confirm` hook
-        (`browser_toolset.safety.confirm.ActionGate`), which decides before the call runs."""
+        it, the origin of the frame it is in (None on the page's own document) and what activating it loads. For a
+        ref, from what Claude was shown (no page read); for a coordinate, the element under that point now (one
+        page read), found with the same screenshot-to-CSS mapping the click uses, so a button clicked by coordinate
+        is judged exactly as by ref; for a `KeyPress`, what the key activates at the focused element now (one page
+        read, `Driver.key_target`; unknown on a driver without it). None when the tab, the ref, the point or the
+        element is unknown. For a `confirm` hook (`browser_toolset.safety.confirm.ActionGate`), which decides
+        before the call runs."""
         try:
             tab = self._inventory.target(tab_id)
-            if isinstance(ref, BetaBrowserCoordinateTarget):
-                hit = self.driver.element_at(tab.handle, self._point(tab, ref))
-                if hit is None:
+            if isinstance(ref, KeyPress):
+                if not implements(self.driver, "key_target"):
                     return None
-                return hit.role, hit.name, hit.context, frame_around(tab.tree, hit.key)
-            entry = tab.refs.entry(ref)
+                hit = self.driver.key_target(tab.handle, ref.key, ref.moved)
+            elif isinstance(ref, BetaBrowserCoordinateTarget):
+                hit = self.driver.element_at(tab.handle, self._point(tab, ref))
+            else:
+                entry = tab.refs.entry(ref)
+                node = find_node(tab.tree, entry.key)
+                return Found(
+                    entry.role,
+                    entry.name,
+                    named_context(tab.tree, entry.key),
+                    frame_around(tab.tree, entry.key),
+                    "" if node is None else node.action,
+                )
         except (ToolError, DriverError):
             return None
-        return entry.role, entry.name, named_context(tab.tree, entry.key), frame_around(tab.tree, entry.key)
+        if hit is None:
+            return None
+        return Found(hit.role, hit.name, hit.context, frame_around(tab.tree, hit.key), hit.action)
 
     # --- what other front ends over this executor read -----------------------------------------------------
 

@@ -15,12 +15,19 @@ whether Claude clicks its ref or its pixels. An element inside a frame (a paymen
 judged as on the page, by its name, the forms around it (in the frame and around the frame) and the page's address;
 the reasons given name the origin the frame comes from, so the person asked knows whose button it is.
 
-What commits is the click that submits, sends, buys, deletes or changes an account, judged by what the element does
-as far as the gate can tell: its role (a link loads a page, so only rules a page load can perform count for it; a
-field or container commits nothing), its name, and the form, dialog and page it is in. Filling a field, choosing an
-option or ticking a box commits nothing of itself; the one exception is a box whose tick is the consent (terms, an
-authorisation), never a newsletter or marketing box. Names that use a category's words for the page's own view
-("Delete filter", "Clear search text") are spared.
+What commits is the click or key that submits, sends, buys, deletes or changes an account, judged by what the element
+does as far as the gate can tell: its role and what activating it loads (`AXNode.action`: a link's address, the
+method and address of the form a button submits), its name, and the form, dialog and page it is in. A link loads a
+page: only rules a page load can perform count for it (deleting or unsubscribing by address), so a "Buy now" link to
+a product page runs, while a link that only runs the page's script is judged as a button. A form submitted to a
+checkout, deletion or account address gives a generic "Continue" or "OK" the weight of that address, and an address
+that performs the action by itself (`/items/7/delete`) is held whatever the button's name; a GET form sent to
+another page (a search form on a checkout page) is judged by its own address, not the page's. A field or container
+commits nothing. A key call is judged by what its Enter or Space activates (`Driver.key_target`): a focused button
+or link, or, for Enter in a single-line field, the form's default button, so Enter in a checkout form is its "Place
+order". Filling a field, choosing an option or ticking a box commits nothing of itself; the one exception is a box
+whose tick is the consent (terms, an authorisation), never a newsletter or marketing box. Names that use a
+category's words for the page's own view ("Delete filter", "Clear search text") are spared.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from anthropic.types.beta import (
     BetaBrowserCoordinateTarget,
     BetaBrowserDoubleClickInput,
     BetaBrowserFormInputInput,
+    BetaBrowserHoldKeyInput,
+    BetaBrowserKeyInput,
     BetaBrowserLeftClickInput,
     BetaBrowserNavigateInput,
     BetaBrowserRefTarget,
@@ -44,7 +53,9 @@ from anthropic.types.beta import (
 )
 
 from ..executor.errors import ActionError
+from ..executor.keys import parse_sequence
 from .sanitize import one_line
+from .targets import Found, KeyPress
 
 __all__ = [
     "CATEGORIES",
@@ -56,10 +67,12 @@ __all__ = [
     "Category",
     "Decision",
     "Found",
+    "KeyPress",
     "Rule",
     "Target",
     "TargetLookup",
     "classify",
+    "key_press",
     "parse_decisions",
 ]
 
@@ -87,6 +100,8 @@ class Target:
     """A `form_input` that turns a checkbox, radio or switch on."""
     frame: str | None = None
     """The origin of the frame the element is in (as its frame line names it); None on the page's own document."""
+    action: str = ""
+    """What activating the element loads (`browser_toolset.values.ACTION_FORMS`); empty when unknown."""
 
 
 @attrs.frozen
@@ -187,6 +202,9 @@ RULES: tuple[Rule, ...] = (
 
 CLICK_MEMBERS = frozenset({"left_click", "double_click", "triple_click"})
 """Members that activate what they hit (a right or middle click opens a menu or a tab, a hover nothing)."""
+KEY_MEMBERS = frozenset({"key", "hold_key"})
+"""Members whose Enter or Space activates the focused element (`KeyPress`), judged as a click on what it activates."""
+ACTIVATING_KEYS = ("Enter", " ")
 INERT_ROLES = frozenset(
     {"textbox", "searchbox", "combobox", "spinbutton", "slider", "scrollbar", "separator", "heading", "paragraph",
      "document", "main", "banner", "contentinfo", "navigation", "complementary", "region", "form", "search",
@@ -231,12 +249,51 @@ def _where(url: str | None) -> str | None:
     return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
 
 
+@attrs.frozen
+class _Load:
+    """What activating an element loads, read from `Target.action`: `method` and `url`, `script` for a link that
+    runs the page's script, neither when unknown or a dialog closes."""
+
+    method: str = ""
+    url: str = ""
+    script: bool = False
+
+    @classmethod
+    def of(cls, action: str) -> _Load:
+        if action == "SCRIPT":
+            return cls(script=True)
+        method, _, url = action.partition(" ")
+        return cls(method.upper(), url.strip()) if url.strip() and method.isalpha() else cls()
+
+
+def _page(url: str | None) -> str:
+    """A URL without its query and fragment: the page it names."""
+    return (url or "").split("#", 1)[0].split("?", 1)[0].rstrip("/")
+
+
+def _places(target: Target, load: _Load) -> tuple[str | None, ...]:
+    """The addresses that say what a generic "Continue" commits: the page's and the one the element sends a form
+    to; only the latter for a GET form sent to another page (a search form on a checkout page searches)."""
+    if load.method == "GET" and target.role not in LINK_ROLES and _page(load.url) != _page(target.url):
+        return (_where(load.url),)
+    return (_where(target.url), _where(load.url))
+
+
+def _loads_a_page(target: Target, load: _Load) -> bool:
+    """Whether activating the element only loads a page: a link, unless it runs the page's script. A button that
+    submits a GET form is not taken for one: its name still counts in full (a site may take an order by GET), and
+    its address counts as the page's."""
+    return target.role in LINK_ROLES and not load.script
+
+
 def classify(target: Target) -> Assessment:
     """The categories `target` falls into (none for an ordinary call)."""
     found: list[Category] = []
     reasons: list[str] = []
     name = (target.name or "").strip()
     shown = one_line(name, 80)
+    load = _Load.of(target.action)
+    page_load = _loads_a_page(target, load)
     for rule in RULES:
         why: str | None = None
         if target.member == "navigate":
@@ -245,16 +302,15 @@ def classify(target: Target) -> Assessment:
         elif _matches(rule, "spares", name):
             # The category's words for something that commits nothing (a view filter, a newsletter).
             pass
-        elif (
-            target.member in CLICK_MEMBERS
-            and name
-            and target.role not in INERT_ROLES
-            and (rule.by_link or target.role not in LINK_ROLES)
-        ):
-            if _matches(rule, "names", name):
+        elif (target.member in CLICK_MEMBERS or target.member in KEY_MEMBERS) and target.role not in INERT_ROLES:
+            if load.url and _matches(rule, "navigations", _where(load.url)):
+                why = "the address it " + ("loads" if page_load else "submits to") + " performs it"
+            elif not name or not (rule.by_link or not page_load):
+                pass
+            elif _matches(rule, "names", name):
                 why = f"the element is named {shown!r}"
             elif _COMMIT_RE.search(name) and (
-                _matches(rule, "places", _where(target.url), *target.context)
+                _matches(rule, "places", *_places(target, load), *target.context)
                 or _matches(rule, "names", *target.context)
             ):
                 why = f"{shown!r} commits a form, dialog or page about it"
@@ -268,18 +324,13 @@ def classify(target: Target) -> Assessment:
     return Assessment(target=target, categories=tuple(found), reasons=tuple(reasons))
 
 
-Found: TypeAlias = tuple[str, str, tuple[str, ...]] | tuple[str, str, tuple[str, ...], str | None]
-"""What a lookup knows about an element: role, name, the names around it, and (optionally) the origin of the frame
-it is in (None on the page's own document)."""
-
-
 class TargetLookup(Protocol):
     """What the toolset knows about the element a call names: role, name and surrounding context of a ref, read
-    from the refs Claude was shown (no page read), or of the element under a click's coordinate (in screenshot
-    pixels, as the call gives it), read from the page (`BrowserToolset.describe_ref`); and the frame it is in, when
-    the lookup knows. None when unknown."""
+    from the refs Claude was shown (no page read), of the element under a click's coordinate (in screenshot
+    pixels, as the call gives it), read from the page, or of what a key press activates (`KeyPress`), read from
+    the page (`BrowserToolset.describe_ref`). None when unknown."""
 
-    def __call__(self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget) -> Found | None: ...
+    def __call__(self, tab_id: str | None, ref: str | BetaBrowserCoordinateTarget | KeyPress) -> Found | None: ...
 
 
 Ask: TypeAlias = Callable[[Assessment], bool]
@@ -292,7 +343,7 @@ def target_of(context: BetaConfirmContext, lookup: TargetLookup | None) -> Targe
     call = context.input
     if isinstance(call, BetaBrowserNavigateInput):
         return Target(member=member, url=call.url)
-    ref: str | BetaBrowserCoordinateTarget | None = None
+    ref: str | BetaBrowserCoordinateTarget | KeyPress | None = None
     checks = False
     if isinstance(call, BetaBrowserLeftClickInput | BetaBrowserDoubleClickInput | BetaBrowserTripleClickInput):
         # A ref names the element; a coordinate hits whatever is under it, which the lookup reads.
@@ -300,16 +351,41 @@ def target_of(context: BetaConfirmContext, lookup: TargetLookup | None) -> Targe
     elif isinstance(call, BetaBrowserFormInputInput):
         ref = call.target.ref
         checks = call.value is True or (isinstance(call.value, str) and call.value.strip().lower() in ("true", "on"))
+    elif isinstance(call, BetaBrowserKeyInput | BetaBrowserHoldKeyInput):
+        ref = key_press(call.text)
     if ref is None or lookup is None:
         return Target(member=member, url=context.tab_url)
     found = lookup(context.tab_id, ref)
     if found is None:
         return Target(member=member, url=context.tab_url)
-    role, name, around = found[:3]
-    frame = found[3] if len(found) > 3 else None
-    if member == "form_input" and role not in CHECKABLE_ROLES:
+    if member == "form_input" and found.role not in CHECKABLE_ROLES:
         checks = False
-    return Target(member=member, role=role, name=name, context=around, url=context.tab_url, checks=checks, frame=frame)
+    return Target(
+        member=member,
+        role=found.role,
+        name=found.name,
+        context=found.context,
+        url=context.tab_url,
+        checks=checks,
+        frame=found.frame,
+        action=found.action,
+    )
+
+
+def key_press(text: str) -> KeyPress | None:
+    """The first Enter or Space of a key call's `text` (as `key` and `hold_key` take it), or None when it has
+    neither (or a key the executor will refuse anyway)."""
+    try:
+        chords = parse_sequence(text)
+    except ActionError:
+        return None
+    moved = False
+    for chord in chords:
+        pressed = next((key for key in chord if key in ACTIVATING_KEYS), None)
+        if pressed is not None:
+            return KeyPress(pressed, moved)
+        moved = moved or "Tab" in chord
+    return None
 
 
 def parse_decisions(items: Iterable[str]) -> dict[Category, Decision]:

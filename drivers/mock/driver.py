@@ -40,6 +40,8 @@ from browser_toolset.values import (
     parse_viewport,
 )
 
+from .actions import action_of
+from .actions import key_target as _key_target
 from .browser import _Browser
 from .document import CHECKABLE, TEXT_ENTRY, LiveElement, _choose_option, _describe, _editable, _set_checked
 from .interaction import _check_point, _chord, _hover, _key, _press, _release
@@ -356,7 +358,18 @@ class MockDriver(Driver):
             if parent.role in CONTEXT_ROLES and parent.name:
                 around.append(parent.name)
             parent = parent.parent
-        return ElementAtPoint(None if hit is tab.doc.root else hit.key, hit.role, hit.name, within, tuple(around))
+        return ElementAtPoint(
+            None if hit is tab.doc.root else hit.key,
+            hit.role,
+            hit.name,
+            within,
+            tuple(around),
+            action_of(tab.doc, hit),
+        )
+
+    @_recorded
+    def key_target(self, handle: str, key: str, moved: bool = False) -> ElementAtPoint | None:
+        return _key_target(self._browser.tab(handle).doc, key, moved)
 
     @_recorded
     def set_value(self, handle: str, key: str, value: FormValue) -> str:

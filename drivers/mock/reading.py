@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from browser_toolset.values import STATE_TOKENS, AXNode, AXSnapshot, Rect, Size
 
+from .actions import action_of
 from .document import (
     CHECKABLE,
     MAIN_REGIONS,
@@ -58,6 +59,7 @@ def _ax(doc: _Document, element: LiveElement, layout: _Layout, viewport: Size) -
         in_viewport=in_viewport,
         interactive=shown_interactive(element, role, _interactive(element)),
         input_type=element.spec.input_type,
+        action=action_of(doc, element),
         children=tuple(children),
     )
 

@@ -315,6 +315,9 @@ class SeleniumDriver(Driver):
     def scroll_into_view(self, handle: str, key: str) -> None:
         self._elements.scroll_into_view(handle, key)
 
+    def key_target(self, handle: str, key: str, moved: bool = False) -> ElementAtPoint | None:
+        return self._elements.key_target(handle, key, moved)
+
     def set_value(self, handle: str, key: str, value: FormValue) -> str:
         return self._elements.set_value(handle, key, value)
 

@@ -66,6 +66,7 @@ _WHAT: dict[str, str] = {
     "scrollIntoView": "scroll the element into view",
     "setValue": "set the element's value",
     "element": "find the element",
+    "keyTarget": "find the focused element",
 }
 """What each walker op does, for `bidi_errors`."""
 
@@ -402,6 +403,17 @@ class Elements:
         self._tabs.check(handle)
         return self._frames.focused_frame(handle)
 
+    def key_target(self, handle: str, key: str, moved: bool) -> ElementAtPoint | None:
+        """The walker's `keyTarget`, in the document that has the keyboard focus (a frame of another origin's when
+        one has it)."""
+        self._tabs.check(handle)
+        context = self._frames.focused_frame(handle)
+        document = None if context is None else self._documents.for_context(context)
+        found = self._walker(handle, "keyTarget", {"key": key, "moved": moved}, document=document)
+        if not isinstance(found, Mapping):
+            return None
+        return self._element_at_point(document or self._document(handle), found)
+
     def document_url(self, handle: str, key: str | None = None) -> str:
         """The URL of the document that holds the element (or the focused one): a frame's own, never its parent's."""
         self._tabs.check(handle)
@@ -471,6 +483,7 @@ class Elements:
             _text(result.get("name")),
             within if isinstance(within, bool) else None,
             tuple(_text(name) for name in around) if isinstance(around, list) else (),
+            _text(result.get("action")),
         )
 
 
@@ -536,6 +549,7 @@ def _compact_tree(root: Mapping[str, Any], qualify: Callable[[str], str]) -> AXN
             in_viewport="o" not in node,
             interactive="i" in node,
             input_type=str(node.get("t") or ""),
+            action=str(node.get("a") or ""),
             children=kids,
         )
     return built[0]
@@ -588,5 +602,6 @@ def _ax_node(node: Mapping[str, Any], children: tuple[AXNode, ...], qualify: Cal
         in_viewport=bool(node.get("inViewport", True)),
         interactive=bool(node.get("interactive", False)),
         input_type=_text(node.get("inputType")),
+        action=_text(node.get("action")),
         children=children,
     )

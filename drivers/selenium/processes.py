@@ -210,6 +210,7 @@ class LaunchedSession:
     """The BiDi connection `connect()` opened, closed first by `shutdown()`."""
     _done: bool = attrs.field(default=False, init=False)
     _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False)
+    _death: str | None = attrs.field(default=None, init=False)
 
     def started(self, websocket_url: str, download_dir: str) -> LaunchedSession:
         """The session `launch` was building, now started: from here on the `atexit` hook and the signal handlers
@@ -233,17 +234,25 @@ class LaunchedSession:
 
     def death(self) -> str | None:
         """Why the local session's WebDriver binary or browser is gone (`chromedriver exited`, `the browser process
-        exited`), or None while both run (always None for a remote session)."""
-        if not self.service_alive():
-            return ("geckodriver" if "firefox" in type(self.webdriver).__module__ else "chromedriver") + " exited"
+        exited`), or None while both run (always None for a remote session).
+
+        The first answer is kept: the watchdog ends the browser once the WebDriver binary is gone, and geckodriver
+        may exit once its browser is gone, so a later look would find both dead. The browser is looked at first
+        because a WebDriver binary's death does not take the browser with it (only the watchdog does), while a
+        browser's death can take the binary: when both are found gone at one look, the browser went first."""
+        if self._death is not None:
+            return self._death
         processes = self.processes
         if (
             processes is not None
             and processes.browser_pids
             and not any(processes.running(pid) for pid in processes.browser_pids)
         ):
-            return "the browser process exited"
-        return None
+            self._death = "the browser process exited"
+        elif not self.service_alive():
+            binary = "geckodriver" if "firefox" in type(self.webdriver).__module__ else "chromedriver"
+            self._death = f"{binary} exited"
+        return self._death
 
     def quit(self, timeout: float = 10.0, *, interrupted: Callable[[], bool] = lambda: False) -> None:
         """Ask WebDriver to end the session, giving up after `timeout` seconds (a wedged browser is killed anyway)

@@ -26,10 +26,12 @@ function (op, arg) {
    *                                     the walk cannot enter stands as a line of frameMark and its key
    *   inspect        {selector}      -> [{testname, key, role, name, description, value, placeholder, states,
    *                                     level}] for every match, light DOM first, then open shadow roots
+   *   elementAt      {x, y, of?}     -> {key, role, name, context, action, within?}: what a click there hits
+   *   keyTarget      {key, moved?}   -> the same for what Enter or Space at the focused element activates, or null
    *
    * node = {role, name, key, value, description, placeholder, states, level, bounds, visible, inViewport,
-   *         interactive, children} (and inputType for the typed <input>s of TYPED_INPUTS), bounds = [x, y, width,
-   *         height] in top-level viewport CSS px or null.
+   *         interactive, children} (and inputType for the typed <input>s of TYPED_INPUTS, action for links and
+   *         submit controls: actionOf()), bounds = [x, y, width, height] in top-level viewport CSS px or null.
    *
    * State that must outlive one call (the document id, the element keys) lives on the sandbox's global object,
    * which BiDi creates afresh for every new document. Everything else is per call: `run` holds the caches of one
@@ -1785,16 +1787,16 @@ function (op, arg) {
   }
 
   // Each node field, left out at its default (name "", key null, value null, description "", placeholder "",
-  // inputType "", states [], level null, bounds null, visible true, inViewport true, interactive false, children
+  // inputType "", action "", states [], level null, bounds null, visible true, inViewport true, interactive false, children
   // []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than computing
   // it. The compact encoding the driver reads uses one-letter keys and writes the flags as 1 (h: hidden, o: outside
   // the viewport, i: interactive); the long one keeps the node's own keys (for tests and the benchmark's baseline).
   const LONG_KEYS = { role: "role", name: "name", key: "key", value: "value", description: "description",
-    placeholder: "placeholder", inputType: "inputType", states: "states", level: "level", bounds: "bounds",
-    hidden: "visible", outside: "inViewport", interactive: "interactive", children: "children" };
+    placeholder: "placeholder", inputType: "inputType", action: "action", states: "states", level: "level",
+    bounds: "bounds", hidden: "visible", outside: "inViewport", interactive: "interactive", children: "children" };
   const SHORT_KEYS = { role: "r", name: "n", key: "k", value: "v", description: "d", placeholder: "p",
-    inputType: "t", states: "s", level: "l", bounds: "b", hidden: "h", outside: "o", interactive: "i",
-    children: "c" };
+    inputType: "t", action: "a", states: "s", level: "l", bounds: "b", hidden: "h", outside: "o",
+    interactive: "i", children: "c" };
 
   // Straight-line on purpose: it runs once per node of a snapshot (20,000 on a big page), where a loop over a
   // field table measured ten times slower.
@@ -1807,6 +1809,7 @@ function (op, arg) {
     if (node.description) out[keys.description] = node.description;
     if (node.placeholder) out[keys.placeholder] = node.placeholder;
     if (node.inputType) out[keys.inputType] = node.inputType;
+    if (node.action) out[keys.action] = node.action;
     if (node.states.length) out[keys.states] = node.states;
     if (node.level !== null) out[keys.level] = node.level;
     if (node.bounds !== null) out[keys.bounds] = node.bounds;
@@ -2407,6 +2410,75 @@ function (op, arg) {
     return isHTML(el, "input") && TYPED_INPUTS.has(el.type) ? el.type : null;
   }
 
+  // What activating the element loads, for the confirmation gate (browser_toolset.values.ACTION_FORMS): "GET <url>"
+  // for a link with an address, "SCRIPT" for a link that loads nothing (javascript:, a fragment of its own page),
+  // "<METHOD> <url>" for a control that submits its form, "DIALOG" for one that submits a method=dialog form, and
+  // "" for everything else. The form's own `action`, `method` and `elements` are read through the prototype: a
+  // control named "action" would shadow them on the form.
+  const FORM_GETTERS = {};
+  for (const field of ["action", "method", "elements"]) {
+    FORM_GETTERS[field] = Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, field).get;
+  }
+
+  function submitsForm(el) {
+    if (isHTML(el, "button")) return el.type === "submit" && !!el.form;
+    return isHTML(el, "input") && (el.type === "submit" || el.type === "image") && !!el.form;
+  }
+
+  function actionOf(el) {
+    if ((isHTML(el, "a") || isHTML(el, "area")) && el.hasAttribute("href")) {
+      const href = el.href;
+      if (/^javascript:/i.test(href)) return "SCRIPT";
+      const page = el.ownerDocument.URL.split("#")[0];
+      if (href.includes("#") && href.split("#")[0] === page) return "SCRIPT";
+      return "GET " + href;
+    }
+    if (!submitsForm(el)) return "";
+    const form = el.form;
+    const method = (el.getAttribute("formmethod") ? el.formMethod : FORM_GETTERS.method.call(form)) || "get";
+    if (method.toLowerCase() === "dialog") return "DIALOG";
+    const url = el.getAttribute("formaction") ? el.formAction : FORM_GETTERS.action.call(form);
+    return method.toUpperCase() + " " + url;
+  }
+
+  // The fields whose Enter submits their form (HTML's "fields that block implicit submission").
+  const IMPLICIT_SUBMISSION = new Set(["text", "search", "url", "tel", "email", "password", "date", "month", "week",
+    "time", "datetime-local", "number"]);
+
+  // What a press of `key` ("Enter" or " ") at the focused element would activate, described as elementAt describes
+  // a hit (with `action`), or null when it activates nothing (typing in a field, no focus). `moved`: keys pressed
+  // before it in the same call move the focus (Tab), so the element is not known; within a form, the press is
+  // taken to submit it. Enter in a single-line field submits its form through its default button (the first submit
+  // button; with none, the form submits when that field is its only one, as "Submit", keyed as the field).
+  function keyTarget(key, moved) {
+    const el = deepActiveElement();
+    if (!el) return null;
+    const form = "form" in el && el.form instanceof el.ownerDocument.defaultView.HTMLFormElement ? el.form : null;
+    const field = isHTML(el, "input") && IMPLICIT_SUBMISSION.has(el.type);
+    const typing = field || isHTML(el, "textarea") || isHTML(el, "select") || el.isContentEditable ||
+      (isHTML(el, "input") && !["button", "submit", "reset", "image", "checkbox", "radio", "file", "color"]
+        .includes(el.type));
+    let target = null;
+    if (key === "Enter" && (field || moved) && form) {
+      const fields = Array.from(FORM_GETTERS.elements.call(form));
+      const button = fields.find(submitsForm);
+      if (button) {
+        if (button.disabled) return null;
+        target = button;
+      } else if (fields.filter((f) => isHTML(f, "input") && IMPLICIT_SUBMISSION.has(f.type)).length === 1) {
+        const method = FORM_GETTERS.method.call(form) || "get";
+        return { key: keyFor(el), role: "button", name: "Submit", context: contextAround(el),
+          action: method.toLowerCase() === "dialog" ? "DIALOG" : method.toUpperCase() + " " +
+            FORM_GETTERS.action.call(form) };
+      }
+    } else if (!moved && !typing && (key === "Enter" || key === " ")) {
+      target = el;
+    }
+    if (!target) return null;
+    return { key: keyFor(target), role: roleOf(target), name: nameOrLabel(target), context: contextAround(target),
+      action: actionOf(target) };
+  }
+
   function fillProperties(node, el, role, info, scope) {
     node.states = statesOf(el, role, scope);
     node.level = levelOf(el, role);
@@ -2415,6 +2487,8 @@ function (op, arg) {
     node.placeholder = collapse(placeholder);
     const type = inputTypeOf(el);
     if (type) node.inputType = type;
+    const action = actionOf(el);
+    if (action) node.action = action;
     // Interactive is "focusable, clickable or editable", which a disabled control is not (whatever its role).
     node.interactive = !info.excludedHere && !node.states.includes("disabled") &&
       isInteractive(el, role, info.p, scope.pointer);
@@ -2935,6 +3009,30 @@ function (op, arg) {
   // into same-origin frames and open shadow roots), described by its nearest ancestor-or-self that has a name or a
   // role of its own (the span inside a button describes as the button). With `of`, whether a click there reaches
   // that element: the hit is the element, inside it (across shadow roots and frames), or inside one of its labels.
+  // The parent across shadow roots and out of same-origin frames.
+  function upOut(n) {
+    return flatParent(n) || (n.ownerDocument.defaultView && n.ownerDocument.defaultView.frameElement) || null;
+  }
+
+  function nameOrLabel(n) {
+    try {
+      return accessibleName(n);
+    } catch (e) {
+      return collapse(n.getAttribute("aria-label"));
+    }
+  }
+
+  // The names of the named forms, dialogs and regions around `el`, nearest first.
+  function contextAround(el) {
+    const context = [];
+    for (let n = upOut(el); n && context.length < 8; n = upOut(n)) {
+      if (n.nodeType !== 1 || !CONTEXT_ROLES.has(roleOf(n))) continue;
+      const name = nameOrLabel(n);
+      if (name) context.push(name);
+    }
+    return context;
+  }
+
   function elementAt(x, y, ofKey) {
     const of = ofKey ? elementFor(ofKey) : null;
     if (ofKey && !of) return { gone: true };
@@ -2964,32 +3062,18 @@ function (op, arg) {
       doc = inner;
     }
     if (!hit) return null;
-    const up = (n) => flatParent(n) || (n.ownerDocument.defaultView && n.ownerDocument.defaultView.frameElement) ||
-      null;
-    const nameOf = (n) => {
-      try {
-        return accessibleName(n);
-      } catch (e) {
-        return collapse(n.getAttribute("aria-label"));
-      }
-    };
     let shown = hit;
-    for (let n = hit; n && n !== n.ownerDocument.body && n !== n.ownerDocument.documentElement; n = up(n)) {
-      if (!WRAPPER_ROLES.has(roleOf(n)) || nameOf(n)) {
+    for (let n = hit; n && n !== n.ownerDocument.body && n !== n.ownerDocument.documentElement; n = upOut(n)) {
+      if (!WRAPPER_ROLES.has(roleOf(n)) || nameOrLabel(n)) {
         shown = n;
         break;
       }
     }
-    const context = [];
-    for (let n = up(shown); n && context.length < 8; n = up(n)) {
-      if (n.nodeType !== 1 || !CONTEXT_ROLES.has(roleOf(n))) continue;
-      const name = nameOf(n);
-      if (name) context.push(name);
-    }
-    const out = { key: keyFor(shown), role: roleOf(shown), name: nameOf(shown), context };
+    const out = { key: keyFor(shown), role: roleOf(shown), name: nameOrLabel(shown), context: contextAround(shown),
+      action: actionOf(shown) };
     if (of) {
       let within = false;
-      for (let n = hit; n && !within; n = up(n)) within = n === of;
+      for (let n = hit; n && !within; n = upOut(n)) within = n === of;
       if (!within && of.labels) within = Array.from(of.labels).some((label) => label.contains(hit));
       // An image map's area is hit as its image in some browsers; a click there still follows the area.
       if (!within && isHTML(of, "area")) within = hit === imageOfArea(of);
@@ -3022,6 +3106,8 @@ function (op, arg) {
     }
     case "elementAt":
       return elementAt(Number(args.x), Number(args.y), args.of || null);
+    case "keyTarget":
+      return keyTarget(String(args.key), !!args.moved);
     case "scrollIntoView": {
       const el = elementFor(args.key);
       if (!el) return null;

@@ -27,6 +27,9 @@ from tests.support.session import Session, images, ok, state, text, tool_use
 pytestmark = pytest.mark.browser
 
 BROWSERS = ["chromium", pytest.param("firefox", marks=pytest.mark.firefox)]
+SHORT_BASE = "/tmp"
+"""Where the exec tests make the TMPDIR they give the session: short, so that the session's folders go under it
+(under a TMPDIR too long for the browser's sockets they would go to /tmp, where the test would not look for them)."""
 
 
 def _alive(pid: int) -> bool:
@@ -241,7 +244,7 @@ def _exec_with_a_page(browser: str, scratch: str, pages: PageServer) -> subproce
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
 def test_a_signalled_exec_leaves_no_process_or_folder(signal_number: int, pages: PageServer) -> None:
     require_browser("chromium")
-    with tempfile.TemporaryDirectory(prefix="faults-tmp-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="faults-tmp-", dir=SHORT_BASE) as scratch:
         process = _exec_with_a_page("chromium", scratch, pages)
         try:
             tree = _descendants(process.pid)
@@ -267,7 +270,7 @@ def test_a_sigkilled_exec_leaves_no_process_or_folder(browser: str, pages: PageS
     end of its pipe close and ends the WebDriver binary, the browser and its detached helpers, and removes the
     temporary folders."""
     require_browser(browser)  # type: ignore[arg-type]
-    with tempfile.TemporaryDirectory(prefix="faults-tmp-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="faults-tmp-", dir=SHORT_BASE) as scratch:
         process = _exec_with_a_page(browser, scratch, pages)
         try:
             tree = _descendants(process.pid)

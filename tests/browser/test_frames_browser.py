@@ -163,6 +163,14 @@ def run_shop_scenario(driver: SeleniumDriver, server: PageServer, other: PageSer
     ok(shop.session.call("hover", target={"type": "ref", "ref": card}))
     ok(shop.click_ref(card))
     ok(shop.session.call("type", text="4242 4242"))
+    # Enter in the card field would submit the frame's payment form (its buttons are plain buttons, so the form
+    # itself): asked about as a purchase in that frame, and declined
+    declined = error(shop.session.call("key", text="Return"))
+    assert "key on button 'Submit' was not run: it looks like a purchase or payment" in declined, declined
+    (assessment,) = shop.asked
+    assert assessment.target.frame == shop.pay_origin and assessment.target.context == ("Card payment",)
+    assert assessment.target.action.startswith(f"GET {shop.pay_origin}/frames/pay.html"), assessment.target
+    shop.asked.clear()
     # Pay now asks like any purchase, by ref and by coordinate; the person declines, then allows
     pay_now = ref_of(tree, 'button "Pay now"')
     declined = error(shop.click_ref(pay_now))

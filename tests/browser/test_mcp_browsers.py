@@ -128,7 +128,7 @@ def _server_pid() -> int:
 
 def test_a_sigkilled_server_leaves_no_local_browser(server: PageServer) -> None:
     require_browser("chromium")
-    with tempfile.TemporaryDirectory(prefix="mcp-kill-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="mcp-kill-", dir="/tmp") as scratch:
         env = {**os.environ, "TMPDIR": scratch}
         found: dict[str, Any] = {}
 

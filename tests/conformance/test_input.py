@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from browser_toolset.driver import implements
+from browser_toolset.drivers.mock import Navigate, Site, Submit, button, form, link, searchbox, textbox
+from browser_toolset.safety.targets import KeyPress
 from tests.conformance import sites
 from tests.conformance.conftest import smoke
 from tests.conformance.harness import Target
@@ -131,6 +136,40 @@ def test_enter_submits_a_form_with_its_fields(target: Target) -> None:
     ok(visit.call("key", text="Return"))
     visit.read_until(lambda lines: lines[:1] == ['heading "Results" level=1'])
     assert visit.tabs()[0][2] == sites.BASE + "/search?q=felt+hats"
+
+
+def test_what_enter_and_space_activate_and_what_a_link_loads(target: Target) -> None:
+    """What the confirmation gate reads before a key call (`Driver.key_target`, through `describe_ref`): nothing
+    without focus; Enter in the one field of a form without a button submits the form (as `Submit`), Space there
+    types; on a button both press it. And a link's `action` is the address it loads."""
+    site = Site(sites.BASE)
+    site.page(
+        "/",
+        "Keys",
+        form(searchbox("Search", id="q"), on_submit=[Navigate("/search?q={q}")], name="Search the shop"),
+        form(textbox("Note"), button("Save", Submit()), on_submit=[Navigate("/")], name="Notes"),
+        link("About us", "/about"),
+    )
+    visit = target.visit(site)
+    if not implements(visit.toolset.driver, "key_target"):
+        pytest.skip(f"the {visit.driver_name} driver does not implement key_target")
+    visit.go("/")
+
+    def activated(key: str) -> tuple[str, str, tuple[str, ...]] | None:
+        found = visit.toolset.describe_ref(None, KeyPress(key))
+        return None if found is None else (found.role, found.name, found.context)
+
+    assert activated("Enter") is None
+    visit.click('searchbox "Search"')
+    assert activated("Enter") == ("button", "Submit", ("Search the shop",))
+    assert activated(" ") is None
+    visit.click('textbox "Note"')
+    assert activated(" ") is None
+    ok(visit.call("key", text="Tab"))
+    assert activated(" ") == ("button", "Save", ("Notes",))
+    assert activated("Enter") == ("button", "Save", ("Notes",))
+    about = next(node for node in visit.toolset.view().tree.walk() if node.name == "About us")
+    assert (about.role, about.action) == ("link", f"GET {visit.url('/about')}")
 
 
 def test_a_navigation_an_input_starts_is_in_that_calls_state(target: Target) -> None:

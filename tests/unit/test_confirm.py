@@ -14,15 +14,22 @@ from browser_toolset.safety.confirm import (
     CATEGORIES,
     ActionGate,
     Assessment,
+    KeyPress,
     Target,
     classify,
+    key_press,
     parse_decisions,
 )
 from tests.support.session import Session, error, ok, text, tool_use
 
 
-def click(name: str, role: str = "button", *, context: tuple[str, ...] = (), url: str | None = None) -> Target:
-    return Target(member="left_click", role=role, name=name, context=context, url=url)
+def click(
+    name: str, role: str = "button", *, context: tuple[str, ...] = (), url: str | None = None, action: str = ""
+) -> Target:
+    return Target(member="left_click", role=role, name=name, context=context, url=url, action=action)
+
+
+SHOP = "https://shop.example"
 
 
 @pytest.mark.parametrize(
@@ -72,10 +79,44 @@ def click(name: str, role: str = "button", *, context: tuple[str, ...] = (), url
         (Target(member="navigate", url="https://news.example/unsubscribe?u=1"), ("account",)),
         (Target(member="navigate", url="https://shop.example/checkout"), ()),
         (Target(member="left_click", url="https://shop.example/checkout"), ()),
+        # What the element loads: a form's method and address, a link's address or its script.
+        (click("Continue", url=f"{SHOP}/basket", action=f"POST {SHOP}/checkout/confirm"), ("purchase",)),
+        (click("Continue", url=f"{SHOP}/checkout", action=f"GET {SHOP}/search?q="), ()),
+        (click("Continue", url=f"{SHOP}/checkout", action=f"GET {SHOP}/checkout"), ("purchase",)),
+        (click("Continue", url=f"{SHOP}/checkout", action=f"POST {SHOP}/api/v2/submit"), ("purchase",)),
+        (click("Place order", url=f"{SHOP}/basket", action=f"GET {SHOP}/order/place"), ("purchase",)),
+        (click("Go", url=f"{SHOP}/items/7", action=f"POST {SHOP}/items/7/delete"), ("delete",)),
+        (click("OK", url=f"{SHOP}/items/7", action="DIALOG", context=("Remove this item?",)), ("delete",)),
+        (click("Buy now", "link", action=f"GET {SHOP}/products/42"), ()),
+        (click("Buy now", "link", action="SCRIPT"), ("purchase",)),
+        (click("Here", "link", action=f"GET {SHOP}/account/deactivate"), ("account",)),
+        (click("Here", "link", action="nonsense"), ()),
+        (Target(member="key", role="button", name="Place order", url=f"{SHOP}/basket"), ("purchase",)),
+        (Target(member="hold_key", role="button", name="Delete"), ("delete",)),
+        (Target(member="key", role="textbox", name="Delete"), ()),
+        (Target(member="key"), ()),
     ],
 )
 def test_the_classifier(target: Target, categories: tuple[str, ...]) -> None:
     assert classify(target).categories == categories
+
+
+@pytest.mark.parametrize(
+    ("text", "press"),
+    [
+        ("Return", KeyPress("Enter")),
+        ("ctrl+a BackSpace KP_Enter", KeyPress("Enter")),
+        ("space", KeyPress(" ")),
+        ("Tab Tab Return", KeyPress("Enter", moved=True)),
+        ("shift+Tab Return", KeyPress("Enter", moved=True)),
+        ("Return Tab", KeyPress("Enter")),
+        ("a b c", None),
+        ("Tab", None),
+        ("NoSuchKey Return", None),
+    ],
+)
+def test_a_key_call_is_judged_by_its_first_enter_or_space(text: str, press: KeyPress | None) -> None:
+    assert key_press(text) == press
 
 
 def test_decisions_parse_and_default() -> None:

@@ -14,14 +14,19 @@ from browser_toolset import BrowserToolset
 from browser_toolset.drivers.mock import (
     Element,
     MockDriver,
+    Navigate,
+    Request,
     Site,
+    Submit,
     button,
     checkbox,
     form,
     group,
     link,
     radio,
+    searchbox,
     select,
+    textarea,
     textbox,
 )
 from browser_toolset.safety.confirm import ActionGate
@@ -31,7 +36,8 @@ from tests.support.session import Session, text
 
 @attrs.frozen
 class Case:
-    """One labelled element: what it is, where it sits, how Claude acts on it, and whether that commits."""
+    """One labelled element: what it is, where it sits, how Claude acts on it, and whether that commits. A `key`
+    case focuses the element first, then presses the keys of `value`."""
 
     element: Element
     commits: bool
@@ -51,6 +57,24 @@ def in_form(name: str) -> Callable[[Element], Element]:
 
 def in_dialog(name: str) -> Callable[[Element], Element]:
     return lambda element: group("dialog", element, name=name)
+
+
+def posting(url: str, method: str = "POST", name: str = "") -> Callable[[Element], Element]:
+    """A form whose submission sends `method` to `url`, around the element (and a button that submits it)."""
+    return lambda element: form(element, on_submit=[Request(url, method=method)], name=name)
+
+
+def loading(url: str, *also: Element) -> Callable[[Element], Element]:
+    """A form whose submission loads `url` (a GET), around the element and `also`."""
+    return lambda element: form(element, *also, on_submit=[Navigate(url)])
+
+
+def submit(name: str) -> Element:
+    return button(name, Submit())
+
+
+def enter(field: Element, commits: bool, path: str, around: Callable[[Element], Element], keys: str = "Return") -> Case:
+    return Case(field, commits, path, around, "key", keys)
 
 
 def ticks(name: str, commits: bool) -> Case:
@@ -102,6 +126,20 @@ COMMITMENTS = (
     ticks("I agree to the Terms of Service and Privacy Policy", True),
     ticks("I authorize Acme to charge my card each month", True),
     ticks("I agree to the terms and to receive the newsletter", True),
+    # Judged by what the element does: the address a form is sent to, a link's address or its script, what Enter
+    # submits.
+    Case(submit("Continue"), True, "/basket", posting("/checkout/confirm")),
+    Case(submit("OK"), True, "/items/7", posting("/items/7/delete")),
+    Case(submit("Yes"), True, "/profile", posting("/account/settings", "PUT")),
+    Case(link("Buy now", "#"), True, "/products/42"),
+    Case(link("Take it out", "/basket/items/7/remove"), True, "/basket"),
+    Case(link("Click here", "/mail/unsubscribe?u=9"), True, "/mail/9"),
+    enter(textbox("Card number"), True, "/basket", loading("/checkout/pay", submit("Place order"))),
+    enter(textbox("Comment"), True, "/blog/1", loading("/blog/1/comments", submit("Post comment"))),
+    enter(textbox("Card number"), True, "/basket", loading("/checkout/pay", submit("Place order")), "Tab Return"),
+    enter(textbox("Amount"), True, "/wallet", posting("/wallet/transfer", name="Transfer money")),
+    enter(textbox("Name of the repository"), True, "/repo/settings", loading("/repo", submit("Delete repository"))),
+    Case(button("Delete account"), True, "/settings", member="key", value="space"),
 )
 
 LOOK_ALIKES = (
@@ -140,6 +178,14 @@ LOOK_ALIKES = (
     Case(button("Save"), False, "/profile", in_form("Contact information")),
     Case(button("Update"), False, "/basket"),
     Case(button("Sign in"), False, "/login", in_form("Sign in to your account")),
+    Case(submit("Continue"), False, "/checkout", posting("/search", "GET")),
+    Case(submit("Save"), False, "/profile", posting("/profile/notes")),
+    Case(link("Read more", "#details"), False, "/products/42"),
+    enter(searchbox("Search"), False, "/checkout", loading("/search", submit("Go"))),
+    enter(textbox("Email"), False, "/blog", loading("/newsletter/thanks", submit("Subscribe to our newsletter"))),
+    enter(textarea("Message"), False, "/support", in_form("Chat with us")),
+    enter(textbox("Quantity"), False, "/products/42", loading("/cart", submit("Add to cart"))),
+    enter(searchbox("Search"), False, "/checkout", loading("/search", submit("Go")), "Tab Return"),
 )
 
 
@@ -166,6 +212,12 @@ def held(case: Case) -> bool:
             arguments["value"] = case.value
         session = Session(toolset)
         session.call("read_page")  # as Claude would, so the gate knows the page's address
+        if case.member == "key":
+            # Tab focuses the page's first control, the element (a click could itself be held).
+            assert driver.key_target(driver.list_tabs()[0].handle, "Enter") is None, "nothing is focused yet"
+            assert not session.call("key", text="Tab").get("is_error")
+            assert "focused" in node_named(toolset.view().tree, case.element.role, case.element.name).states
+            arguments = {"text": case.value}
         result = session.call(case.member, **arguments)
         answer = text(result)
         if result.get("is_error"):

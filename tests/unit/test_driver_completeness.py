@@ -78,12 +78,20 @@ def test_16_5_the_protocol_names_its_required_and_optional_methods_as_data() -> 
         "region capture",
         "storage state",
         "secrets",
+        "key targets",
     ]
     public = {name for name, value in vars(Driver).items() if callable(value) and not name.startswith("_")}
     assert set(REQUIRED_METHODS) | set(OPTIONAL_METHODS) == public
     assert not set(REQUIRED_METHODS) & set(OPTIONAL_METHODS)
     assert set(REQUIRED_METHODS) == set(Driver.__abstractmethods__)
-    without_member = {"capture_region", "storage_state", "load_storage_state", "document_url", "secret_boxes"}
+    without_member = {
+        "capture_region",
+        "storage_state",
+        "load_storage_state",
+        "document_url",
+        "secret_boxes",
+        "key_target",
+    }
     assert set(OPTIONAL_MEMBERS.values()) == set(OPTIONAL_METHODS) - without_member
 
 
