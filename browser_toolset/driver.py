@@ -349,10 +349,10 @@ class Driver(Protocol):
         as `element_at` describes a hit (`within` None), or None when it activates nothing (typing into a field, no
         focus): a focused button or link itself; for Enter in a single-line field of a form, the form's default
         button (the first submit button), or, for a form without one that this field alone can submit, a `button`
-        named `Submit` with the field's key and the form's `action`. `moved`: keys pressed before it in the same call move
-        the focus, so only a form the focus is in now can tell what the press submits. Read just before a key call,
-        so the confirmation gate judges Enter on a checkout field as the checkout's own button. Optional (without
-        it, key presses are not judged)."""
+        named `Submit` with the field's key and the form's `action`. `moved`: keys pressed before it in the same
+        call move the focus, so only a form the focus is in now can tell what the press submits. Read just before a
+        key call, so the confirmation gate judges Enter on a checkout field as the checkout's own button. Optional
+        (without it, key presses are not judged)."""
         raise _unimplemented(self, "key_target")
 
     @abstractmethod
