@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from browser_toolset.drivers.selenium import CHROMIUM_FLAGS, walker_source
+from browser_toolset.drivers.selenium.scratch import scratch_base
 from browser_toolset.drivers.selenium.script import (
     SANDBOX,
     WALKER_MISSING,
@@ -140,7 +141,10 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     for path in (binary, chromedriver):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             unavailable(f"{path} is not installed")
-    profile = tempfile.mkdtemp(prefix="walker-chromium-")
+    # Chromium binds a socket under its TMPDIR: both folders go under a base short enough for it, whatever TMPDIR is.
+    base = scratch_base()
+    profile = tempfile.mkdtemp(prefix="walker-chromium-", dir=base)
+    scratch = tempfile.mkdtemp(prefix="walker-tmp-", dir=base)
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     options.enable_bidi = True
@@ -151,7 +155,8 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     ):
         options.add_argument(flag)
     fast_utf8_validation()
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
+    service = Service(executable_path=chromedriver, env={**os.environ, "TMPDIR": scratch})
+    driver = webdriver.Chrome(options=options, service=service)
     try:
         # BiDi replies are polled for; the default 0.1 s poll would dominate every walker call.
         cast(Any, driver.command_executor).client_config.websocket_interval = 0.002
@@ -159,3 +164,4 @@ def chromium(window_size: tuple[int, int] = (1280, 800)) -> Iterator[WalkerBrows
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)

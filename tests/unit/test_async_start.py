@@ -4,7 +4,12 @@ and stops (it once stalled for 0.7-1.3 s).
 
 `LoopStallMeter` measures the loop's longest stall with a ticker task recording the gaps between its ticks. A gap
 also holds time the loop spent idle in its selector, including the wait for a CPU on a busy machine; that time
-is subtracted, so that what remains is time the loop spent running code: what a blocking call on it costs."""
+is subtracted, so that what remains is time the loop spent running code: what a blocking call on it costs.
+
+One thing the meter cannot leave out: the loop's thread waiting for the GIL while the worker thread holds it and
+the machine has no processor free for the worker (three test workers on two cores). That noise can pass 50 ms
+now and then; a blocking start or close stalls the loop every time, for the whole start. So a scenario counts as
+stalling when it stalls in each of `ATTEMPTS` runs, and its fastest run is the one checked."""
 
 from __future__ import annotations
 
@@ -12,9 +17,9 @@ import asyncio
 import copy
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from anthropic.types.beta import BetaToolUseBlock
@@ -32,6 +37,8 @@ STALL_MAX = 0.050
 TICK = 0.005
 SLOW = 0.6
 """Seconds the slow mock takes to start and to close: what a blocking call would stall the loop for."""
+ATTEMPTS = 3
+T = TypeVar("T")
 
 SITE = Site("https://slow.test/", start="/").page("/", "Slow", button("Go"))
 
@@ -96,6 +103,18 @@ class LoopStallMeter:
             del selector.select
 
 
+def calmest(scenario: Callable[[], tuple[LoopStallMeter, T]]) -> tuple[LoopStallMeter, T]:
+    """The run of `scenario` (which returns its meter first) with the shortest stall: the first under `STALL_MAX`,
+    else the shortest of `ATTEMPTS`."""
+    runs = []
+    for _ in range(ATTEMPTS):
+        run = scenario()
+        if run[0].longest < STALL_MAX:
+            return run
+        runs.append(run)
+    return min(runs, key=lambda run: run[0].longest)
+
+
 def test_the_meter_sees_a_blocking_call() -> None:
     """The meter itself: a loop blocked for SLOW seconds reads as a stall of about that."""
 
@@ -119,6 +138,10 @@ class SlowMock(MockDriver):
         super().close()
 
 
+def _split(run: tuple[LoopStallMeter, SlowMock, Any]) -> tuple[LoopStallMeter, tuple[SlowMock, Any]]:
+    return run[0], run[1:]
+
+
 def slow_start() -> SlowMock:
     time.sleep(SLOW)
     return SlowMock(copy.deepcopy(SITE))
@@ -138,7 +161,7 @@ def test_16_9_opening_and_closing_a_slow_driver_never_stalls_the_event_loop() ->
             await toolset.close()
         return meter, driver, result
 
-    meter, driver, result = asyncio.run(main())
+    meter, (driver, result) = calmest(lambda: _split(asyncio.run(main())))
     assert 'button "Go"' in str(result["content"])
     assert driver.closed_on is not None and driver.closed_on != threading.get_ident()
     assert meter.ticks > 2 * SLOW / TICK / 4, "the ticker ran while the driver started and closed"
@@ -165,7 +188,7 @@ def test_16_9_open_async_toolset_starts_the_configured_driver_off_the_event_loop
                 await toolset.close()
         return meter, result
 
-    meter, result = asyncio.run(main())
+    meter, result = calmest(lambda: asyncio.run(main()))
     assert started_on and started_on[0] != threading.get_ident()
     assert "Navigated to https://slow.test/" in str(result["content"])
     assert meter.longest < STALL_MAX, f"the loop stalled for {meter.longest * 1000:.0f} ms"
