@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import glob
 import json
+import logging
 import os
+import re
 import shutil
 import signal
 import socket
@@ -36,6 +38,8 @@ __all__ = [
     "node_config",
     "standalone_grid",
 ]
+
+log = logging.getLogger("browser_toolset")
 
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 JAR_GLOB = os.path.join("package", "jar", "selenium-server-*.jar")
@@ -154,6 +158,12 @@ def _grid_environment() -> dict[str, str]:
     return environment
 
 
+START_ATTEMPTS = 3
+"""Starts of a Grid on ports of its own choosing: a port picked free can be bound by another process before the
+Grid's Java binds it, and another start on fresh ports then succeeds."""
+_PORT_TAKEN = re.compile(r"Address already in use|BindException|Failed to bind", re.IGNORECASE)
+
+
 class LocalGrid:
     """A Selenium Grid on 127.0.0.1: `standalone` (nodes=0) or a hub and `nodes` nodes. `start()` returns once it
     is ready (or raises `GridError` with the log's tail); `url` is its address; `stop()` ends every process it
@@ -177,6 +187,7 @@ class LocalGrid:
         self.session_timeout = session_timeout
         """Seconds a session may stay without traffic before the Grid ends it (None: the Grid's 300)."""
         self.port = port or free_port()
+        self._any_port = not port
         self.jar = jar
         self.java = java
         self.timeout = timeout
@@ -216,6 +227,18 @@ class LocalGrid:
             raise GridError("no Selenium server jar (use --jar, set SELENIUM_SERVER_JAR, or let it be fetched)")
         if not java:
             raise GridError("java is not installed (Selenium Grid runs on Java 11 or later)")
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                return self._launch(jar, java)
+            except GridError as failure:
+                # The ports were free when picked, but another process may bind one before Java does.
+                if not (self._any_port and attempt < START_ATTEMPTS and _PORT_TAKEN.search(str(failure))):
+                    raise
+                log.warning("a port of the Grid was taken as it started; starting it again on other ports")
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _launch(self, jar: str, java: str) -> LocalGrid:
         self.folder = Path(tempfile.mkdtemp(prefix="browser-toolset-grid-"))
         try:
             config = self.folder / "node.toml"

@@ -103,6 +103,8 @@ def test_grid_starts_prints_its_url_and_stops_cleanly(jar: str, nodes: int, stop
     try:
         assert process.stdout is not None
         url = read_line(process.stdout, 150)
+        if not url and process.poll() is not None and process.stderr is not None:
+            raise AssertionError(f"grid exited {process.returncode} before printing its URL: {process.stderr.read()}")
         assert url.startswith("http://127.0.0.1:"), url
         port = int(url.rsplit(":", 1)[1])
         with urllib.request.urlopen(f"{url}/status", timeout=5) as response:
