@@ -281,8 +281,7 @@ def _places(target: Target, load: _Load) -> tuple[str | None, ...]:
 
 def _loads_a_page(target: Target, load: _Load) -> bool:
     """Whether activating the element only loads a page: a link, unless it runs the page's script. A button that
-    submits a GET form is not taken for one: its name still counts in full (a site may take an order by GET), and
-    its address counts as the page's."""
+    submits a GET form is not taken for one: its name still counts in full (a site may take an order by GET)."""
     return target.role in LINK_ROLES and not load.script
 
 
@@ -305,7 +304,7 @@ def classify(target: Target) -> Assessment:
         elif (target.member in CLICK_MEMBERS or target.member in KEY_MEMBERS) and target.role not in INERT_ROLES:
             if load.url and _matches(rule, "navigations", _where(load.url)):
                 why = "the address it " + ("loads" if page_load else "submits to") + " performs it"
-            elif not name or not (rule.by_link or not page_load):
+            elif not name or (page_load and not rule.by_link):
                 pass
             elif _matches(rule, "names", name):
                 why = f"the element is named {shown!r}"

@@ -1787,8 +1787,8 @@ function (op, arg) {
   }
 
   // Each node field, left out at its default (name "", key null, value null, description "", placeholder "",
-  // inputType "", action "", states [], level null, bounds null, visible true, inViewport true, interactive false, children
-  // []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than computing
+  // inputType "", action "", states [], level null, bounds null, visible true, inViewport true, interactive false,
+  // children []): well under half the bytes, which matters because moving a snapshot through BiDi costs more than computing
   // it. The compact encoding the driver reads uses one-letter keys and writes the flags as 1 (h: hidden, o: outside
   // the viewport, i: interactive); the long one keeps the node's own keys (for tests and the benchmark's baseline).
   const LONG_KEYS = { role: "role", name: "name", key: "key", value: "value", description: "description",
@@ -2487,14 +2487,15 @@ function (op, arg) {
     node.placeholder = collapse(placeholder);
     const type = inputTypeOf(el);
     if (type) node.inputType = type;
-    const action = actionOf(el);
-    if (action) node.action = action;
     // Interactive is "focusable, clickable or editable", which a disabled control is not (whatever its role).
     node.interactive = !info.excludedHere && !node.states.includes("disabled") &&
       isInteractive(el, role, info.p, scope.pointer);
     // A read of the viewport only never prints a node outside it, nor its name (but for a named container, which
-    // the executor names around the refs inside it): the name, the costliest part of a node, is left out there.
+    // the executor names around the refs inside it): the name, the costliest part of a node, is left out there, as
+    // is the action (a hidden element is never clicked either).
     if (node.visible && !(run.viewportOnly && !node.inViewport && !CONTEXT_ROLES.has(role))) {
+      const action = actionOf(el);
+      if (action) node.action = action;
       try {
         node.name = accessibleName(el);
         if (el.hasAttribute("aria-describedby") || el.hasAttribute("aria-description") || el.hasAttribute("title") ||
@@ -3005,10 +3006,6 @@ function (op, arg) {
 
   // ---------------------------------------------------------------------------------------------------------
 
-  // elementAt: the element a click at a top-level viewport point would hit (document.elementFromPoint, descending
-  // into same-origin frames and open shadow roots), described by its nearest ancestor-or-self that has a name or a
-  // role of its own (the span inside a button describes as the button). With `of`, whether a click there reaches
-  // that element: the hit is the element, inside it (across shadow roots and frames), or inside one of its labels.
   // The parent across shadow roots and out of same-origin frames.
   function upOut(n) {
     return flatParent(n) || (n.ownerDocument.defaultView && n.ownerDocument.defaultView.frameElement) || null;
@@ -3033,6 +3030,10 @@ function (op, arg) {
     return context;
   }
 
+  // elementAt: the element a click at a top-level viewport point would hit (document.elementFromPoint, descending
+  // into same-origin frames and open shadow roots), described by its nearest ancestor-or-self that has a name or a
+  // role of its own (the span inside a button describes as the button). With `of`, whether a click there reaches
+  // that element: the hit is the element, inside it (across shadow roots and frames), or inside one of its labels.
   function elementAt(x, y, ofKey) {
     const of = ofKey ? elementFor(ofKey) : null;
     if (ofKey && !of) return { gone: true };
