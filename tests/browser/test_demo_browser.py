@@ -45,7 +45,7 @@ def test_the_demo_on_a_headless_browser(
         0,
     )
     assert f"headless {browser.capitalize()}" in out.getvalue()
-    loaded = check_session(result.session)
+    loaded = check_session(result.session, late_download=True)
     assert loaded.settings["driver"] == "selenium"
     assert result.report.read_text(encoding="utf-8").count('<section class="step ') == len(loaded.calls) == 19
     # The coordinate clicks are drawn on the screenshot before them.
