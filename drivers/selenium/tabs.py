@@ -229,16 +229,15 @@ class Tabs:
         self._contexts.clear_popup()
 
     def open(self) -> str:
-        parked = self._unpark()
-        with bidi_errors("open a tab"):
-            if parked is not None:
-                handle = parked
-                self._documents.command(handle, "browsingContext.activate", {"context": handle})
-            else:
+        parked = self._ready_parked()
+        if parked is not None:
+            handle = parked
+        else:
+            with bidi_errors("open a tab"):
                 reply = self._conn.command("browsingContext.create", {"type": "tab"})
                 handle = str(reply["context"])
-            self._contexts.claim(handle)
-            self.apply_viewport(handle)
+                self._contexts.claim(handle)
+                self.apply_viewport(handle)
         self._set_active(handle)
         if parked is not None:
             self._navigate_blank(handle)
@@ -256,6 +255,22 @@ class Tabs:
         self.open()
         with self._lock:
             self._reserved.update(handles)
+
+    def _ready_parked(self) -> str | None:
+        """A parked tab, activated and sized to hand out again; None when none is left. A parked tab can go away
+        while it is readied (its browser ends it): the next one is tried, and then a new tab is opened."""
+        while (handle := self._unpark()) is not None:
+            try:
+                self._documents.command(handle, "browsingContext.activate", {"context": handle})
+                self._contexts.claim(handle)
+                self.apply_viewport(handle)
+                return handle
+            except BidiError as exc:
+                if self._documents.is_tab(handle) and exc.error not in GONE_ERRORS:
+                    with bidi_errors("open a tab"):
+                        raise
+                log.debug("the parked tab %s went away as it was readied", handle, exc_info=True)
+        return None
 
     def _unpark(self) -> str | None:
         """A parked tab to hand out again, if one is still open."""
