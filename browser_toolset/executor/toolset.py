@@ -76,9 +76,8 @@ from anthropic.types.beta import (
     BetaBrowserZoomInput,
 )
 
-from ..driver import Driver, implements
+from ..driver import Driver
 from ..driver_errors import DriverError, ElementGone, NotSupported, TabGone
-from ..frame_notes import frame_around
 from ..safety.sanitize import bounded, download_url, one_line, safe_log_line, safe_text, safe_title, safe_url
 from ..safety.secrets import Secrets
 from ..safety.targets import Found, KeyPress
@@ -105,6 +104,7 @@ from .annotate import annotate_capture
 from .availability import check_driver, member_configs, refuse_unavailable, unavailable_members
 from .document_store import DocumentFiles
 from .errors import ActionError, StaleRefError
+from .gate_lookup import describe_target
 from .images import (
     Frame,
     ImageLimits,
@@ -121,7 +121,7 @@ from .limits import check_input
 from .options import DocumentResolver, ToolsetOptions
 from .sdk_surface import AnySDKToolset, SyncToolsetBase, held_changes, put_back_changes
 from .secret_driver import guard_secrets
-from .tabs import Tab, TabInventory, check_tab_id, find_node, named_context
+from .tabs import Tab, TabInventory, check_tab_id
 
 __all__ = ["BrowserToolset", "TabView"]
 
@@ -441,27 +441,9 @@ class BrowserToolset(SyncToolsetBase):
         before the call runs."""
         try:
             tab = self._inventory.target(tab_id)
-            if isinstance(ref, KeyPress):
-                if not implements(self.driver, "key_target"):
-                    return None
-                hit = self.driver.key_target(tab.handle, ref.key, ref.moved)
-            elif isinstance(ref, BetaBrowserCoordinateTarget):
-                hit = self.driver.element_at(tab.handle, self._point(tab, ref))
-            else:
-                entry = tab.refs.entry(ref)
-                node = find_node(tab.tree, entry.key)
-                return Found(
-                    entry.role,
-                    entry.name,
-                    named_context(tab.tree, entry.key),
-                    frame_around(tab.tree, entry.key),
-                    "" if node is None else node.action,
-                )
+            return describe_target(self.driver, tab, ref, lambda point: self._point(tab, point))
         except (ToolError, DriverError):
             return None
-        if hit is None:
-            return None
-        return Found(hit.role, hit.name, hit.context, frame_around(tab.tree, hit.key), hit.action)
 
     # --- what other front ends over this executor read -----------------------------------------------------
 

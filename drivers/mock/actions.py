@@ -19,7 +19,7 @@ from .behaviours import Navigate, Request, Submit
 from .document import CHECKABLE, TEXT_ENTRY, LiveElement, _Document, _enclosing_form, _handles_click
 from .site import normalize_url
 
-__all__ = ["action_of", "key_target"]
+__all__ = ["action_of", "context_of", "key_target"]
 
 
 def _absolute(doc: _Document, url: str) -> str:
@@ -52,12 +52,13 @@ def action_of(doc: _Document, element: LiveElement) -> str:
     return ""
 
 
-def _context(element: LiveElement) -> tuple[str, ...]:
+def context_of(element: LiveElement) -> tuple[str, ...]:
+    """The names of the named forms, dialogs and regions around `element`, nearest first."""
     return tuple(a.name for a in list(element.ancestors())[1:] if a.role in CONTEXT_ROLES and a.name)
 
 
 def _described(doc: _Document, element: LiveElement) -> ElementAtPoint:
-    return ElementAtPoint(element.key, element.role, element.name, None, _context(element), action_of(doc, element))
+    return ElementAtPoint(element.key, element.role, element.name, None, context_of(element), action_of(doc, element))
 
 
 def key_target(doc: _Document, key: str, moved: bool) -> ElementAtPoint | None:
@@ -82,7 +83,7 @@ def key_target(doc: _Document, key: str, moved: bool) -> ElementAtPoint | None:
             )
         if not form.spec.on_submit:
             return None
-        return ElementAtPoint(focused.key, "button", "Submit", None, _context(focused), _submission(doc, form))
+        return ElementAtPoint(focused.key, "button", "Submit", None, context_of(focused), _submission(doc, form))
     if moved or focused.role in TEXT_ENTRY:
         return None
     if key == "Enter" and _handles_click(focused) and focused.role not in CHECKABLE:

@@ -19,7 +19,6 @@ from browser_toolset.driver_errors import DriverError, InvalidValue, TabGone
 from browser_toolset.driver_options import DriverOption
 from browser_toolset.storage_state import StorageState, merged_storage
 from browser_toolset.values import (
-    CONTEXT_ROLES,
     WHOLE_TREE,
     AXSnapshot,
     Capture,
@@ -40,7 +39,7 @@ from browser_toolset.values import (
     parse_viewport,
 )
 
-from .actions import action_of
+from .actions import action_of, context_of
 from .actions import key_target as _key_target
 from .browser import _Browser
 from .document import CHECKABLE, TEXT_ENTRY, LiveElement, _choose_option, _describe, _editable, _set_checked
@@ -352,18 +351,12 @@ class MockDriver(Driver):
             while node is not None and node is not target:
                 node = node.parent
             within = node is target
-        around = []
-        parent = hit.parent
-        while parent is not None:
-            if parent.role in CONTEXT_ROLES and parent.name:
-                around.append(parent.name)
-            parent = parent.parent
         return ElementAtPoint(
             None if hit is tab.doc.root else hit.key,
             hit.role,
             hit.name,
             within,
-            tuple(around),
+            context_of(hit),
             action_of(tab.doc, hit),
         )
 

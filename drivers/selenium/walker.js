@@ -2433,11 +2433,15 @@ function (op, arg) {
       if (href.includes("#") && href.split("#")[0] === page) return "SCRIPT";
       return "GET " + href;
     }
-    if (!submitsForm(el)) return "";
-    const form = el.form;
-    const method = (el.getAttribute("formmethod") ? el.formMethod : FORM_GETTERS.method.call(form)) || "get";
+    return submitsForm(el) ? submissionOf(el.form, el) : "";
+  }
+
+  // What submitting `form` loads, by `control` (its own formmethod/formaction first) or by the form itself (null).
+  function submissionOf(form, control) {
+    const method = (control && control.getAttribute("formmethod") ? control.formMethod :
+      FORM_GETTERS.method.call(form)) || "get";
     if (method.toLowerCase() === "dialog") return "DIALOG";
-    const url = el.getAttribute("formaction") ? el.formAction : FORM_GETTERS.action.call(form);
+    const url = control && control.getAttribute("formaction") ? control.formAction : FORM_GETTERS.action.call(form);
     return method.toUpperCase() + " " + url;
   }
 
@@ -2466,10 +2470,8 @@ function (op, arg) {
         if (button.disabled) return null;
         target = button;
       } else if (fields.filter((f) => isHTML(f, "input") && IMPLICIT_SUBMISSION.has(f.type)).length === 1) {
-        const method = FORM_GETTERS.method.call(form) || "get";
         return { key: keyFor(el), role: "button", name: "Submit", context: contextAround(el),
-          action: method.toLowerCase() === "dialog" ? "DIALOG" : method.toUpperCase() + " " +
-            FORM_GETTERS.action.call(form) };
+          action: submissionOf(form, null) };
       }
     } else if (!moved && !typing && (key === "Enter" || key === " ")) {
       target = el;
