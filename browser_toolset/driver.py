@@ -208,7 +208,8 @@ class Driver(Protocol):
     @abstractmethod
     def close_tab(self, handle: str) -> None:
         """Close `handle`. Which tab becomes active afterwards is the executor's choice (it calls `activate_tab`);
-        a driver does not need to pick one."""
+        a driver does not need to pick one. Return once the tab is gone (Chromium can drop a close that races a
+        navigation committing in the tab: the Selenium driver sends it again)."""
         raise _unimplemented(self, "close_tab")
 
     # --- navigation -----------------------------------------------------------------------------------------
@@ -327,7 +328,11 @@ class Driver(Protocol):
     @abstractmethod
     def element_center(self, handle: str, key: str) -> Point:
         """The centre of the element's visible box, in viewport CSS pixels, scrolling it into view first if it is
-        outside the viewport. Raises `ElementGone` when `key` no longer names an element."""
+        outside the viewport. Raises `ElementGone` when `key` no longer names an element.
+
+        The executor clicks at this point right after, so it should be where the element will be then: measured
+        once a page still loading has loaded (briefly: its late stylesheets and images move things) and the element
+        has stopped moving. The Selenium driver waits up to 2 s for the load and 1 s for two frames to agree."""
         raise _unimplemented(self, "element_center")
 
     @abstractmethod

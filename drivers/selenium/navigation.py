@@ -28,6 +28,14 @@ __all__ = ["READABLE", "Navigator"]
 READABLE = ("domContentLoaded", "load", "failed", "aborted", "download")
 """Navigation stages after which the tab's document can be read (or after which no new one is coming)."""
 
+LOADED = ("load",)
+
+LOAD_GRACE_SECONDS = 5.0
+"""How long an action's navigation, once its document is readable, is given to finish loading. Until its load a
+page may still be taking its stylesheets, fonts and images: a screenshot then shows it half-styled, and the places
+Claude clicks move (Firefox once missed a navigation bar that its stylesheet had not yet placed). A page whose last
+subresource never comes is used as it is after this long."""
+
 
 class Navigator:
     """`navigate` and `history`, and the waits every call that may navigate a tab shares."""
@@ -194,8 +202,8 @@ class Navigator:
             self._scripts.peek(handle, "0", timeout=2)
             self._documents.settle(1.0)
             started = self._contexts.navigations_since(handle, since, refused=False)
-        if started:
-            self.wait_loaded(handle, started[-1], self._config.navigation_timeout, READABLE)
+        if started and self.wait_loaded(handle, started[-1], self._config.navigation_timeout, READABLE):
+            self.wait_loaded(handle, started[-1], min(LOAD_GRACE_SECONDS, self._config.navigation_timeout), LOADED)
 
     def wait_settled(self, handle: str, timeout: float) -> None:
         """Wait for the tab's newest navigation (if one is under way) to load or end."""

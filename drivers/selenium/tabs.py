@@ -19,7 +19,7 @@ from browser_toolset.driver_errors import DriverError, TabGone
 from browser_toolset.values import Capture, Rect, Size, TabInfo
 
 from .capture import ScaledCapture
-from .connection import BidiConnection, BidiError, BidiTimeout
+from .connection import BidiClosed, BidiConnection, BidiError, BidiTimeout
 from .contexts import Contexts
 from .documents import Documents
 from .errors import GONE_ERRORS, ContextGone, bidi_errors
@@ -34,6 +34,13 @@ log = logging.getLogger(__name__)
 POPUP_PROBE_SECONDS = 0.5
 """How long a page-opened tab may take to answer a trivial script before it counts as stuck (see
 `Tabs._check_popup`)."""
+
+CLOSE_ATTEMPTS = 3
+CLOSE_RETRY_SECONDS = 2.0
+"""Chromium can acknowledge a close that races a navigation committing in the tab (a meta refresh, a script
+setting `location`) and then drop it: the tab stays open and the close is never answered. Closing it again closes
+it, so a close unanswered after this many seconds is sent again; the last attempt waits the full command
+timeout."""
 
 PENDING_TITLE_WAIT = 0.5
 """Seconds a tab whose navigation has not committed is given to tell its title (see `Tabs._page_title`)."""
@@ -310,7 +317,7 @@ class Tabs:
                     with self._lock:
                         self._parked.add(parked)
                     self._contexts.claim(parked)
-                self._documents.command(handle, "browsingContext.close", {"context": handle, "promptUnload": False})
+                self._close(handle)
             except ContextGone:
                 pass  # gone before the reply came: closed, as asked
             except BidiError:
@@ -320,6 +327,28 @@ class Tabs:
         with self._lock:
             if self._active == handle:
                 self._active = None
+
+    def _close(self, handle: str) -> None:
+        params = {"context": handle, "promptUnload": False}
+        for attempt in range(1, CLOSE_ATTEMPTS + 1):
+            last = attempt == CLOSE_ATTEMPTS
+            try:
+                self._documents.command(
+                    handle, "browsingContext.close", params, timeout=None if last else CLOSE_RETRY_SECONDS
+                )
+                return
+            except BidiTimeout:
+                if last:
+                    raise
+                log.debug("no answer to closing %s within %gs: closing it again", handle, CLOSE_RETRY_SECONDS)
+            except (ContextGone, BidiClosed):
+                raise
+            except BidiError:
+                # A close sent again can find the first one done after all (Chromium: "Session with given id not
+                # found"): the tab going away says so.
+                if attempt > 1 and self._documents.wait_closed(handle, 2.0):
+                    return
+                raise
 
     # --- where a tab is -------------------------------------------------------------------------------------------
 

@@ -17,9 +17,10 @@ function (op, arg) {
    *   element        {key}           -> the Element (BiDi serializes it with a sharedId), or null when gone
    *                  {frames}        -> for each key of `frames` (frame elements), frameFacts(): the driver joins
    *                                     the documents of frames the walk cannot enter (other origins) to the tree
-   *   center         {key, probe?}   -> {x, y} centre of the visible part of the border box, scrolling it into
-   *                                     view first when it is not wholly visible, with probe also `at`: elementAt
-   *                                     there; {error} without a box; null
+   *   center         {key, probe?}   -> (a promise of) {x, y} centre of the visible part of the border box, once
+   *                                     the page has loaded and the element stopped moving (settledCenter()),
+   *                                     scrolling it into view first when it is not wholly visible, with probe
+   *                                     also `at`: elementAt there; {error} without a box; null
    *   scrollIntoView {key}           -> true, or null when gone
    *   setValue       {key, value}    -> {value} the control's value afterwards (a string), {error}, or null
    *   text           {frameMark?}    -> the page's visible text (main content first); with frameMark, a frame
@@ -2626,6 +2627,60 @@ function (op, arg) {
     return { x: round((vis[0] + vis[2]) / 2), y: round((vis[1] + vis[3]) / 2) };
   }
 
+  // Where the element will be when the click lands. A page still loading moves its elements as stylesheets, fonts
+  // and images arrive, and a point measured before that misses (Firefox once clicked a link's unstyled place just
+  // after its stylesheet applied). So: wait for the load (briefly: a page whose last image never comes still gets
+  // its click), then measure until two frames agree, as a person waits for a page to stop moving.
+  const SETTLE_LOAD_MS = 2000;
+  const SETTLE_FRAME_MS = 50;
+  const SETTLE_MAX_MS = 1000;
+
+  function pageLoaded() {
+    if (document.readyState === "complete") return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        window.removeEventListener("load", done);
+        resolve();
+      };
+      const timer = setTimeout(done, SETTLE_LOAD_MS);
+      window.addEventListener("load", done);
+    });
+  }
+
+  function nextFrame() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, SETTLE_FRAME_MS);
+      requestAnimationFrame(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  function forgetMeasures() {
+    for (const cache of [run.styles, run.props, run.excluded, run.roles, run.editable, run.before, run.after]) {
+      cache.clear();
+    }
+  }
+
+  async function settledCenter(key) {
+    await pageLoaded();
+    const start = performance.now();
+    let point = center(elementFor(key));
+    // A hidden tab draws no frames: nothing moves there until it is shown.
+    while (point && point.error === undefined && document.visibilityState !== "hidden" &&
+           performance.now() - start < SETTLE_MAX_MS) {
+      await nextFrame();
+      forgetMeasures();
+      const again = center(elementFor(key));
+      const same = again && again.error === undefined && again.x === point.x && again.y === point.y;
+      point = again;
+      if (same) break;
+    }
+    return point;
+  }
+
   // ---------------------------------------------------------------------------------------------------------
   // setValue
 
@@ -3100,13 +3155,13 @@ function (op, arg) {
       return snapshot(args);
     case "element":
       return args.frames ? frameFacts(args.frames) : elementFor(args.key);
-    case "center": {
+    case "center":
       // With `probe`, also what a click at the centre would hit (elementAt), in the same round trip: a ref click
       // asks both, one right after the other.
-      const point = center(elementFor(args.key));
-      if (args.probe && point && point.error === undefined) point.at = elementAt(point.x, point.y, args.key);
-      return point;
-    }
+      return settledCenter(args.key).then((point) => {
+        if (args.probe && point && point.error === undefined) point.at = elementAt(point.x, point.y, args.key);
+        return point;
+      });
     case "elementAt":
       return elementAt(Number(args.x), Number(args.y), args.of || null);
     case "keyTarget":

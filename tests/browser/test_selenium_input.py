@@ -219,6 +219,56 @@ def test_scroll_into_view_and_center_of_a_far_element(driver: SeleniumDriver, ta
     assert js(driver, tab, "document.getElementById('far').textContent") == "far clicked"
 
 
+CENTRE_OF_TARGET = (
+    "(() => { const r = document.getElementById('target').getBoundingClientRect(); "
+    "return JSON.stringify([r.x + r.width / 2, r.y + r.height / 2]); })()"
+)
+
+
+def test_an_element_is_measured_once_the_page_has_loaded(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
+    """A page still loading moves its elements (here its load opens a banner above the link, as a late stylesheet
+    moves what it styles): an element's point is measured once the page has loaded, so a click lands on it. Firefox
+    once clicked where a link had been before its stylesheet applied."""
+    # Straight through BiDi, to have the page while its image still loads (the driver's own navigate waits for it).
+    loading = {"context": tab, "url": server.url("settle_loading.html"), "wait": "interactive"}
+    driver._conn.command("browsingContext.navigate", loading)
+    assert js(driver, tab, "document.readyState") == "interactive"
+    target = find(driver.snapshot(tab).root, "link", "Target")
+    point = driver.element_center(tab, target.key or "")
+    assert js(driver, tab, "document.readyState") == "complete"
+    x, y = json.loads(js(driver, tab, CENTRE_OF_TARGET))
+    assert (point.x, point.y) == pytest.approx((x, y), abs=0.5)
+    assert point.y > 300, "below the banner the load opened"
+    driver.click(tab, point)
+    assert wait_until(lambda: js(driver, tab, "location.hash") == "#clicked")
+
+
+def test_a_click_that_navigates_answers_once_the_page_has_loaded(
+    driver: SeleniumDriver, tab: str, server: PageServer
+) -> None:
+    """Until its load a page may still be taking its stylesheets and images, and a screenshot would show it half
+    built: a click's navigation answers once the new page has loaded (here its image takes 1.5 s, and the load
+    opens a banner)."""
+    driver.navigate(tab, server.url("settle_from.html"))
+    go = find(driver.snapshot(tab).root, "link", "To the loading page")
+    driver.click(tab, driver.element_center(tab, go.key or ""))
+    assert js(driver, tab, "[location.pathname, document.readyState].join(' ')") == "/settle_loading.html complete"
+    assert js(driver, tab, "document.getElementById('banner').style.height") == "300px"
+
+
+def test_a_moving_element_is_measured_where_it_stops(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
+    """An element in motion (a 300 ms transition) is measured once two frames agree on where it is."""
+    driver.navigate(tab, server.url("settle_moving.html"))
+    root = driver.snapshot(tab).root
+    driver.click(tab, driver.element_center(tab, find(root, "button", "Move").key or ""))
+    point = driver.element_center(tab, find(root, "link", "Moving").key or "")
+    x, y = json.loads(js(driver, tab, CENTRE_OF_TARGET))
+    assert (point.x, point.y) == pytest.approx((x, y), abs=0.5)
+    assert point.y > 400, "where the transition ends, 400 px down"
+    driver.click(tab, point)
+    assert wait_until(lambda: js(driver, tab, "location.hash") == "#clicked")
+
+
 def test_iframes_and_shadow_dom(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
     driver.navigate(tab, server.url("iframe.html"))
     inner = find(driver.snapshot(tab).root, "button", "Inner button")
