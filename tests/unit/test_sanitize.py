@@ -159,12 +159,19 @@ def test_nested_redirect_urls_are_redacted_to_a_bounded_depth() -> None:
     ],
 )
 def test_redaction_stays_fast_on_hostile_input(hostile: str) -> None:
-    started = time.perf_counter()
-    safe_log_line(hostile, 1000)
-    safe_text(hostile, 20_000, what="script result")
-    safe_url(hostile)
-    safe_title(hostile)
-    assert time.perf_counter() - started < 2.0
+    """No pattern backtracks catastrophically: backtracking on inputs this long takes minutes, while these take
+    20-170 ms on the 2-core machine. Measured in CPU time, the calmest of three runs: wall time beside a loaded
+    suite once took 2 s, which said nothing about the patterns."""
+
+    def once() -> float:
+        started = time.thread_time()
+        safe_log_line(hostile, 1000)
+        safe_text(hostile, 20_000, what="script result")
+        safe_url(hostile)
+        safe_title(hostile)
+        return time.thread_time() - started
+
+    assert min(once() for _ in range(3)) < 2.0
 
 
 @settings(max_examples=200, deadline=None)
