@@ -332,7 +332,8 @@ class Driver(Protocol):
 
         The executor clicks at this point right after, so it should be where the element will be then: measured
         once a page still loading has loaded (briefly: its late stylesheets and images move things) and the element
-        has stopped moving. The Selenium driver waits up to 2 s for the load and 1 s for two frames to agree."""
+        has stopped moving. The Selenium driver waits up to 2 s for the load, then up to 1 s for two drawn frames to
+        agree with no transition under way."""
         raise _unimplemented(self, "element_center")
 
     @abstractmethod

@@ -11,7 +11,7 @@ import base64
 import logging
 import struct
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,7 +27,7 @@ from .options import SeleniumConfig
 from .script import Scripts
 from .titles import title_watch
 
-__all__ = ["POPUP_PROBE_SECONDS", "Tabs"]
+__all__ = ["POPUP_PROBE_SECONDS", "Tabs", "close_until_gone"]
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +38,9 @@ POPUP_PROBE_SECONDS = 0.5
 CLOSE_ATTEMPTS = 3
 CLOSE_RETRY_SECONDS = 2.0
 """Chromium can acknowledge a close that races a navigation committing in the tab (a meta refresh, a script
-setting `location`) and then drop it: the tab stays open and the close is never answered. Closing it again closes
-it, so a close unanswered after this many seconds is sent again; the last attempt waits the full command
-timeout."""
+setting `location`) and then drop it: the tab stays open and the close is never answered, or answered with an
+error. Closing it again closes it, so a close unanswered after this many seconds, or refused while the tab stays
+open, is sent again; the last attempt waits the full command timeout."""
 
 PENDING_TITLE_WAIT = 0.5
 """Seconds a tab whose navigation has not committed is given to tell its title (see `Tabs._page_title`)."""
@@ -51,6 +51,31 @@ def png_size(png: bytes) -> Size | None:
         return None
     width, height = struct.unpack(">II", png[16:24])
     return Size(int(width), int(height))
+
+
+def close_until_gone(send: Callable[[float | None], object], gone: Callable[[], bool]) -> None:
+    """Send a close (`send(timeout)`; None: the full command timeout) until the browser answers it or the tab is
+    gone (`gone()` waits a little for that), at most `CLOSE_ATTEMPTS` times."""
+    for attempt in range(1, CLOSE_ATTEMPTS + 1):
+        last = attempt == CLOSE_ATTEMPTS
+        try:
+            send(None if last else CLOSE_RETRY_SECONDS)
+            return
+        except BidiTimeout:
+            if last:
+                raise
+            log.debug("no answer to a tab close within %gs: closing it again", CLOSE_RETRY_SECONDS)
+        except (ContextGone, BidiClosed):
+            raise
+        except BidiError:
+            # Chromium answers "Session with given id not found" to a close that meets a navigation committing in
+            # the tab, or that follows a close it did after all: the tab going away says which. One still there
+            # is closed again.
+            if gone():
+                return
+            if last:
+                raise
+            log.debug("a tab close failed and the tab is still open: closing it again", exc_info=True)
 
 
 class Tabs:
@@ -330,25 +355,10 @@ class Tabs:
 
     def _close(self, handle: str) -> None:
         params = {"context": handle, "promptUnload": False}
-        for attempt in range(1, CLOSE_ATTEMPTS + 1):
-            last = attempt == CLOSE_ATTEMPTS
-            try:
-                self._documents.command(
-                    handle, "browsingContext.close", params, timeout=None if last else CLOSE_RETRY_SECONDS
-                )
-                return
-            except BidiTimeout:
-                if last:
-                    raise
-                log.debug("no answer to closing %s within %gs: closing it again", handle, CLOSE_RETRY_SECONDS)
-            except (ContextGone, BidiClosed):
-                raise
-            except BidiError:
-                # A close sent again can find the first one done after all (Chromium: "Session with given id not
-                # found"): the tab going away says so.
-                if attempt > 1 and self._documents.wait_closed(handle, 2.0):
-                    return
-                raise
+        close_until_gone(
+            lambda timeout: self._documents.command(handle, "browsingContext.close", params, timeout=timeout),
+            lambda: self._documents.wait_closed(handle, 2.0),
+        )
 
     # --- where a tab is -------------------------------------------------------------------------------------------
 

@@ -2630,7 +2630,8 @@ function (op, arg) {
   // Where the element will be when the click lands. A page still loading moves its elements as stylesheets, fonts
   // and images arrive, and a point measured before that misses (Firefox once clicked a link's unstyled place just
   // after its stylesheet applied). So: wait for the load (briefly: a page whose last image never comes still gets
-  // its click), then measure until two frames agree, as a person waits for a page to stop moving.
+  // its click), then measure until two drawn frames agree and no transition is under way, as a person waits for a
+  // page to stop moving.
   const SETTLE_LOAD_MS = 2000;
   const SETTLE_FRAME_MS = 50;
   const SETTLE_MAX_MS = 1000;
@@ -2648,14 +2649,29 @@ function (op, arg) {
     });
   }
 
+  // True once a frame is drawn; false when none came within SETTLE_FRAME_MS. Only a drawn frame moves the page's
+  // animations on: two measures with no frame between them agree whether or not the element is moving.
   function nextFrame() {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, SETTLE_FRAME_MS);
+      const timer = setTimeout(() => resolve(false), SETTLE_FRAME_MS);
       requestAnimationFrame(() => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       });
     });
+  }
+
+  // Whether a transition or animation that ends is running on the element or an element around it: one that has
+  // just been set has not moved anything yet, and frames alone would call the element still.
+  function moving(el) {
+    for (let node = el; node; node = flatParent(node)) {
+      if (typeof node.getAnimations !== "function") return false;
+      for (const animation of node.getAnimations()) {
+        const timing = animation.effect ? animation.effect.getComputedTiming() : null;
+        if (animation.playState === "running" && timing && Number.isFinite(timing.endTime)) return true;
+      }
+    }
+    return false;
   }
 
   function forgetMeasures() {
@@ -2671,12 +2687,13 @@ function (op, arg) {
     // A hidden tab draws no frames: nothing moves there until it is shown.
     while (point && point.error === undefined && document.visibilityState !== "hidden" &&
            performance.now() - start < SETTLE_MAX_MS) {
-      await nextFrame();
+      const drawn = await nextFrame();
       forgetMeasures();
-      const again = center(elementFor(key));
+      const el = elementFor(key);
+      const again = center(el);
       const same = again && again.error === undefined && again.x === point.x && again.y === point.y;
       point = again;
-      if (same) break;
+      if (same && drawn && !moving(el)) break;
     }
     return point;
   }

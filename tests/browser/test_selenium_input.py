@@ -257,7 +257,8 @@ def test_a_click_that_navigates_answers_once_the_page_has_loaded(
 
 
 def test_a_moving_element_is_measured_where_it_stops(driver: SeleniumDriver, tab: str, server: PageServer) -> None:
-    """An element in motion (a 300 ms transition) is measured once two frames agree on where it is."""
+    """An element in motion is measured where it stops: here a transition that waits 200 ms before it moves the
+    link for 300 ms, so frames agree on where the link is until the transition starts."""
     driver.navigate(tab, server.url("settle_moving.html"))
     root = driver.snapshot(tab).root
     driver.click(tab, driver.element_center(tab, find(root, "button", "Move").key or ""))
