@@ -319,6 +319,11 @@ class Documents:
 
         self._changes.wait(error_page_in, timeout)
 
+    def wait_known(self, context: str, timeout: float) -> bool:
+        """Wait until the context's `contextCreated` has been handled: a command's reply (`browsingContext.create`)
+        can overtake it, and until then `command` takes the context for gone."""
+        return self._changes.wait(lambda: context in self._documents, timeout)
+
     def wait_closed(self, context: str, timeout: float) -> bool:
         return self._changes.wait(lambda: context not in self._documents, timeout)
 

@@ -269,6 +269,9 @@ class Tabs:
                 reply = self._conn.command("browsingContext.create", {"type": "tab"})
                 handle = str(reply["context"])
                 self._contexts.claim(handle)
+                # Under load the reply can come before the tab's contextCreated is handled (a loaded run abandoned
+                # the viewport command as if the new tab were gone).
+                self._documents.wait_known(handle, 5.0)
                 self.apply_viewport(handle)
         self._set_active(handle)
         if parked is not None:
