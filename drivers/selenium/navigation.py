@@ -29,6 +29,7 @@ READABLE = ("domContentLoaded", "load", "failed", "aborted", "download")
 """Navigation stages after which the tab's document can be read (or after which no new one is coming)."""
 
 LOADED = ("load",)
+"""The stage an action's navigation is then given `LOAD_GRACE_SECONDS` to reach."""
 
 LOAD_GRACE_SECONDS = 5.0
 """How long an action's navigation, once its document is readable, is given to finish loading. Until its load a

@@ -2674,9 +2674,10 @@ function (op, arg) {
     return false;
   }
 
+  // Every per-call cache of `run`: the page may have changed since they were filled.
   function forgetMeasures() {
-    for (const cache of [run.styles, run.props, run.excluded, run.roles, run.editable, run.before, run.after]) {
-      cache.clear();
+    for (const cache of Object.values(run)) {
+      if (cache instanceof Map) cache.clear();
     }
   }
 
